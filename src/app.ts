@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { DestinationStream } from 'pino';
+import type { AppContext } from './context.ts';
+import { errorBody } from './domain/errors.ts';
+import { handleError } from './http/errors.ts';
+import { operatorAuth, sellerAuth } from './http/auth.ts';
+import { registerMetrics } from './http/metrics.ts';
+import { healthRoutes } from './http/health-routes.ts';
+import { sellerAdminRoutes } from './sellers/admin-routes.ts';
+import { balanceRoutes } from './ledger/balance-routes.ts';
+import { ledgerAdminRoutes } from './ledger/admin-routes.ts';
+
+const body_limit_bytes = 1024 * 1024;
+
+export const log_redact_paths = [
+  'req.headers.authorization', 'req.headers["x-api-private-key"]',
+  'headers.authorization', 'headers["x-api-private-key"]',
+  'card', '*.card', '*.*.card', 'cvv', '*.cvv', 'cardNumber', '*.cardNumber',
+];
+
+export interface AppOptions { logStream?: DestinationStream }
+
+export type App = FastifyInstance;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route registered, for the shared authentication tests and the docs. */
+    routeList: { method: string; url: string }[];
+  }
+}
+
+/** Seller routes plug in here; later features add theirs to the lists. */
+export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promise<App> {
+  const app = Fastify({
+    logger: {
+      level: ctx.config.logLevel,
+      redact: { paths: log_redact_paths, censor: '[redacted]' },
+      ...(options.logStream ? { stream: options.logStream } : {}),
+    },
+    bodyLimit: body_limit_bytes,
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    ajv: { customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false, useDefaults: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const routeList: { method: string; url: string }[] = [];
+  app.decorate('routeList', routeList);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) if (method !== 'HEAD') routeList.push({ method, url: route.url });
+  });
+  // Only JSON bodies: text/plain would otherwise reach validation as a string.
+  app.removeContentTypeParser('text/plain');
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler((request, reply) => {
+    const { status, body } = errorBody('NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`);
+    void reply.status(status).send(body);
+  });
+  app.addHook('onSend', async (request, reply) => { void reply.header('x-request-id', request.id); });
+  const metrics = registerMetrics(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Payment gateway API', version: '1.0.0', description: 'PIX, cards, boleto, cashout and notifications for Brazilian sellers' },
+      components: {
+        securitySchemes: {
+          publicKey: { type: 'apiKey', in: 'header', name: 'X-Api-Public-Key' },
+          privateKey: { type: 'apiKey', in: 'header', name: 'X-Api-Private-Key' },
+          operator: { type: 'http', scheme: 'bearer' },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  await app.register(async (open) => healthRoutes(open, ctx, metrics, operatorAuth(ctx.config.adminToken)));
+  await app.register(async (seller) => {
+    seller.addHook('onRequest', sellerAuth(ctx.authenticator));
+    await balanceRoutes(seller, ctx);
+  });
+  await app.register(async (operator) => {
+    operator.addHook('onRequest', operatorAuth(ctx.config.adminToken));
+    await sellerAdminRoutes(operator, ctx);
+    await ledgerAdminRoutes(operator, ctx);
+  });
+  return app;
+}

@@ -1,0 +1,161 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+
+export type Role = 'api' | 'worker' | 'all';
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  embedded: boolean;
+  adminToken: string;
+  postbackSecret: string;
+  provider: 'sandbox';
+  sandboxAutopilot: boolean;
+  webhookAllowPrivate: boolean;
+  pixReceiverKey: string;
+  pixMerchantName: string;
+  pixMerchantCity: string;
+  boletoBankCode: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Where generated secrets were stored, for the start-up message; null when all came from the environment. */
+  secretsFile: string | null;
+}
+
+/** A bad value: start-up stops with this one line. */
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+const log_levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const min_secret_length = 16;
+
+export function loadConfig(env: Env): Config {
+  const databaseUrl = nonEmpty(env.DATABASE_URL);
+  if (databaseUrl !== undefined && databaseUrl !== 'memory://' && !/^postgres(ql)?:\/\/.+/.test(databaseUrl)) {
+    fail('DATABASE_URL', 'must be postgres://… or memory://');
+  }
+  const embedded = databaseUrl === undefined || databaseUrl === 'memory://';
+  const dataDir = nonEmpty(env.DATA_DIR) ?? './data';
+  const provider = oneOf(env, 'PROVIDER', ['sandbox'] as const, 'sandbox');
+  const secrets = embedded ? embeddedSecrets(env, dataDir) : requiredSecrets(env);
+  return {
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    host: nonEmpty(env.HOST) ?? '127.0.0.1',
+    databaseUrl,
+    dataDir,
+    embedded,
+    adminToken: secrets.adminToken,
+    postbackSecret: secrets.postbackSecret,
+    provider,
+    sandboxAutopilot: boolean(env, 'SANDBOX_AUTOPILOT', true),
+    webhookAllowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', provider === 'sandbox'),
+    pixReceiverKey: pixReceiverKey(env, secrets.pixReceiverKey),
+    pixMerchantName: bounded(env, 'PIX_MERCHANT_NAME', 'GATEWAY SANDBOX', 25),
+    pixMerchantCity: bounded(env, 'PIX_MERCHANT_CITY', 'SAO PAULO', 15),
+    boletoBankCode: matching(env, 'BOLETO_BANK_CODE', '001', /^\d{3}$/, 'must be three digits'),
+    logLevel: oneOf(env, 'LOG_LEVEL', log_levels, 'info'),
+    secretsFile: secrets.file,
+  };
+}
+
+interface Secrets { adminToken: string; postbackSecret: string; pixReceiverKey: string | undefined; file: string | null }
+
+function requiredSecrets(env: Env): Secrets {
+  const adminToken = nonEmpty(env.ADMIN_TOKEN) ?? fail('ADMIN_TOKEN', 'is required with a PostgreSQL DATABASE_URL');
+  const postbackSecret = nonEmpty(env.POSTBACK_SECRET) ?? fail('POSTBACK_SECRET', 'is required with a PostgreSQL DATABASE_URL');
+  checkSecret('ADMIN_TOKEN', adminToken);
+  checkSecret('POSTBACK_SECRET', postbackSecret);
+  return { adminToken, postbackSecret, pixReceiverKey: undefined, file: null };
+}
+
+/**
+ * Embedded mode must start with zero set-up, so missing secrets are generated once and kept in
+ * DATA_DIR/secrets.json (mode 0600); the same values come back on every later start.
+ */
+function embeddedSecrets(env: Env, dataDir: string): Secrets {
+  const file = join(dataDir, 'secrets.json');
+  const stored = readStoredSecrets(file);
+  const wanted = {
+    adminToken: nonEmpty(env.ADMIN_TOKEN) ?? stored.adminToken ?? randomBytes(24).toString('base64url'),
+    postbackSecret: nonEmpty(env.POSTBACK_SECRET) ?? stored.postbackSecret ?? randomBytes(32).toString('hex'),
+    pixReceiverKey: nonEmpty(env.PIX_RECEIVER_KEY) ?? stored.pixReceiverKey ?? randomUUID(),
+  };
+  checkSecret('ADMIN_TOKEN', wanted.adminToken);
+  checkSecret('POSTBACK_SECRET', wanted.postbackSecret);
+  const generated = {
+    ...(env.ADMIN_TOKEN ? {} : { adminToken: wanted.adminToken }),
+    ...(env.POSTBACK_SECRET ? {} : { postbackSecret: wanted.postbackSecret }),
+    ...(env.PIX_RECEIVER_KEY ? {} : { pixReceiverKey: wanted.pixReceiverKey }),
+  };
+  const needsFile = Object.keys(generated).length > 0;
+  if (needsFile && JSON.stringify({ ...stored, ...generated }) !== JSON.stringify(stored)) {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, JSON.stringify({ ...stored, ...generated }, null, 2) + '\n', { mode: 0o600 });
+    chmodSync(file, 0o600);
+  }
+  return { ...wanted, file: needsFile ? file : null };
+}
+
+function readStoredSecrets(file: string): Partial<Record<'adminToken' | 'postbackSecret' | 'pixReceiverKey', string>> {
+  if (!existsSync(file)) return {};
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    throw new ConfigError(`DATA_DIR: ${file} is not valid JSON; fix or remove it`);
+  }
+}
+
+function pixReceiverKey(env: Env, generated: string | undefined): string {
+  const key = nonEmpty(env.PIX_RECEIVER_KEY) ?? generated ?? randomUUID();
+  if (key.length > 77) fail('PIX_RECEIVER_KEY', 'must be at most 77 characters (a DICT key)');
+  return key;
+}
+
+function checkSecret(name: string, value: string): void {
+  if (value.length < min_secret_length) fail(name, `must be at least ${min_secret_length} characters`);
+}
+
+function nonEmpty(v: string | undefined): string | undefined {
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+function fail(name: string, why: string): never {
+  throw new ConfigError(`${name} ${why}`);
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = nonEmpty(env[name]);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) fail(name, `must be an integer from ${min} to ${max}, got "${raw}"`);
+  return Number(raw);
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = nonEmpty(env[name]);
+  if (raw === undefined) return fallback;
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  return fail(name, `must be true or false, got "${raw}"`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = nonEmpty(env[name]);
+  if (raw === undefined) return fallback;
+  if (!(values as readonly string[]).includes(raw)) fail(name, `must be one of ${values.join(', ')}, got "${raw}"`);
+  return raw as T;
+}
+
+function bounded(env: Env, name: string, fallback: string, maxLength: number): string {
+  const raw = nonEmpty(env[name]) ?? fallback;
+  if (raw.length > maxLength) fail(name, `must be at most ${maxLength} characters`);
+  return raw;
+}
+
+function matching(env: Env, name: string, fallback: string, pattern: RegExp, why: string): string {
+  const raw = nonEmpty(env[name]) ?? fallback;
+  if (!pattern.test(raw)) fail(name, `${why}, got "${raw}"`);
+  return raw;
+}

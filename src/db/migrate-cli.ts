@@ -1,0 +1,9 @@
+import { loadConfig } from '../config.ts';
+import { openDb } from './db.ts';
+import { migrate } from './migrate.ts';
+
+const config = loadConfig(process.env);
+const db = await openDb(config.databaseUrl, config.dataDir);
+const applied = await migrate(db);
+console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+await db.close();

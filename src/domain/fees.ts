@@ -1,0 +1,131 @@
+/**
+ * Fee schedules and the split of a sale or cashout into fees, reserve and net (CONTRACT §5, §8).
+ * Everything is integer cents and basis points; rounding is half-even via percentOf.
+ */
+import type { FieldError } from './errors.ts';
+import { percentOf } from './money.ts';
+import type { PaymentMethod } from './transaction-states.ts';
+
+export type MethodFee = { fixedCents: number; percentBasisPoints: number };
+
+export interface FeeSchedule {
+  pix: MethodFee;
+  boleto: MethodFee;
+  creditCard: MethodFee;
+  debitCard: MethodFee;
+  reserveBasisPoints: number;
+  reserveDays: number;
+  chargebackFineCents: number;
+  cashout: { fixedCents: number; variableBasisPoints: number };
+}
+
+export const DEFAULT_FEE_SCHEDULE: Readonly<FeeSchedule> = deepFreeze({
+  pix: { fixedCents: 0, percentBasisPoints: 199 },
+  boleto: { fixedCents: 349, percentBasisPoints: 0 },
+  creditCard: { fixedCents: 49, percentBasisPoints: 499 },
+  debitCard: { fixedCents: 49, percentBasisPoints: 299 },
+  reserveBasisPoints: 0,
+  reserveDays: 30,
+  chargebackFineCents: 1500,
+  cashout: { fixedCents: 200, variableBasisPoints: 0 },
+});
+
+// Frozen so no caller can change the platform default for everyone by mutating a shared object.
+function deepFreeze<T extends object>(value: T): T {
+  for (const v of Object.values(value)) if (typeof v === 'object' && v !== null) deepFreeze(v);
+  return Object.freeze(value);
+}
+
+const METHOD_KEYS = {
+  PIX: 'pix', BOLETO: 'boleto', CREDIT_CARD: 'creditCard', DEBIT_CARD: 'debitCard',
+} as const satisfies Record<PaymentMethod, keyof FeeSchedule>;
+
+export function methodFee(schedule: FeeSchedule, method: PaymentMethod): MethodFee {
+  return schedule[METHOD_KEYS[method]];
+}
+
+export interface SaleSplit { systemFee: number; reserveAmount: number; netAmount: number }
+
+/** §5 split at the first payment; the three parts always add up to the amount. */
+export function splitSale(amountCents: number, fee: MethodFee, reserveBasisPoints: number): SaleSplit {
+  // Capped at the amount: fees never make a sale's net negative.
+  const systemFee = Math.min(amountCents, fee.fixedCents + percentOf(amountCents, fee.percentBasisPoints));
+  const reserveAmount = percentOf(amountCents - systemFee, reserveBasisPoints);
+  return { systemFee, reserveAmount, netAmount: amountCents - systemFee - reserveAmount };
+}
+
+export interface CashoutFees { fixed: number; variable: number; total: number; net: number }
+
+/**
+ * §8 cashout fees. Not capped: `net` ≤ 0 means the fees reach the amount, which the caller
+ * answers with 422 MINIMUM_VALUE.
+ */
+export function cashoutFees(amountCents: number, fee: FeeSchedule['cashout']): CashoutFees {
+  const variable = percentOf(amountCents, fee.variableBasisPoints);
+  const total = fee.fixedCents + variable;
+  return { fixed: fee.fixedCents, variable, total, net: amountCents - total };
+}
+
+// ---- validation of operator patches (PATCH /admin/settings, PATCH /admin/sellers/{id}) ----
+
+export type MergeResult = { ok: true; schedule: FeeSchedule } | { ok: false; errors: FieldError[] };
+
+interface IntRule { min: number; max: number; what: string }
+const CENTS: IntRule = { min: 0, max: Number.MAX_SAFE_INTEGER, what: 'a non-negative integer of cents' };
+const BASIS_POINTS: IntRule = { min: 0, max: 10_000, what: 'an integer of basis points from 0 to 10000' };
+const DAYS: IntRule = { min: 0, max: 365, what: 'an integer number of days from 0 to 365' };
+
+const METHOD_FEE_RULES = { fixedCents: CENTS, percentBasisPoints: BASIS_POINTS };
+const CASHOUT_RULES = { fixedCents: CENTS, variableBasisPoints: BASIS_POINTS };
+const TOP_RULES = { reserveBasisPoints: BASIS_POINTS, reserveDays: DAYS, chargebackFineCents: CENTS };
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Overlays the patch's integer fields in `rules` onto `base`, collecting every violation (types
+ * are never coerced). Unknown fields are ignored, as everywhere else in the API (CONTRACT §4).
+ */
+function mergeInts<T extends Record<string, number>>(
+  base: T, patch: Record<string, unknown>, rules: Record<keyof T & string, IntRule>, prefix: string, errors: FieldError[],
+): T {
+  const merged: Record<string, number> = { ...base };
+  for (const [key, rule] of Object.entries(rules) as [string, IntRule][]) {
+    if (!(key in patch)) continue;
+    const value = patch[key];
+    if (typeof value === 'number' && Number.isSafeInteger(value) && value >= rule.min && value <= rule.max) merged[key] = value;
+    else errors.push({ field: prefix + key, message: `must be ${rule.what}` });
+  }
+  return merged as T;
+}
+
+function mergeSection<T extends Record<string, number>>(
+  base: T, value: unknown, rules: Record<keyof T & string, IntRule>, field: string, errors: FieldError[],
+): T {
+  if (value === undefined) return { ...base };
+  if (!isPlainObject(value)) {
+    errors.push({ field, message: 'must be an object' });
+    return { ...base };
+  }
+  return mergeInts(base, value, rules, `${field}.`, errors);
+}
+
+/** A deep-partial patch over `base`: the full merged schedule, or every field error at once. */
+export function mergeFeeSchedule(base: FeeSchedule, patch: unknown): MergeResult {
+  if (!isPlainObject(patch)) return { ok: false, errors: [{ field: 'feeSchedule', message: 'must be an object' }] };
+  const errors: FieldError[] = [];
+  const top = mergeInts(
+    { reserveBasisPoints: base.reserveBasisPoints, reserveDays: base.reserveDays, chargebackFineCents: base.chargebackFineCents },
+    patch, TOP_RULES, '', errors,
+  );
+  const schedule: FeeSchedule = {
+    pix: mergeSection(base.pix, patch.pix, METHOD_FEE_RULES, 'pix', errors),
+    boleto: mergeSection(base.boleto, patch.boleto, METHOD_FEE_RULES, 'boleto', errors),
+    creditCard: mergeSection(base.creditCard, patch.creditCard, METHOD_FEE_RULES, 'creditCard', errors),
+    debitCard: mergeSection(base.debitCard, patch.debitCard, METHOD_FEE_RULES, 'debitCard', errors),
+    ...top,
+    cashout: mergeSection(base.cashout, patch.cashout, CASHOUT_RULES, 'cashout', errors),
+  };
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, schedule };
+}

@@ -1,0 +1,25 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Registry } from 'prom-client';
+import type { AppContext } from '../context.ts';
+import { errorBody } from '../domain/errors.ts';
+import type { Router } from './router.ts';
+
+type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
+export async function healthRoutes(app: Router, ctx: AppContext, metrics: Registry, operatorHook: Hook): Promise<void> {
+  app.get('/health', { schema: { hide: true } }, async (request, reply) => {
+    try {
+      await ctx.db.query('SELECT 1');
+      return { status: 'ok' };
+    } catch (err) {
+      request.log.warn({ err }, 'health check: database unreachable');
+      const { status, body } = errorBody('UNAVAILABLE', 'Database unreachable');
+      return reply.status(status).send(body);
+    }
+  });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/metrics', { schema: { hide: true }, onRequest: operatorHook }, async (_request, reply) => {
+    void reply.header('content-type', metrics.contentType);
+    return metrics.metrics();
+  });
+}

@@ -1,0 +1,26 @@
+import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+
+export type Router = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
+
+/**
+ * Every error body (built by the one error handler, domain/errors.ts): `error` (a title) or
+ * `errorType` (an identifier), always `message`. Property order here is the order sent.
+ */
+export const ErrorBody = Type.Object({
+  error: Type.Optional(Type.String({ description: 'short title, for errors without an identifier' })),
+  message: Type.String(),
+  errorType: Type.Optional(Type.String({ description: 'machine identifier' })),
+  details: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+  requestId: Type.Optional(Type.String()),
+});
+export const errorResponses = { '4xx': ErrorBody };
+
+export const PathId = Type.Object({ id: Type.String({ description: 'positive integer id' }) });
+
+export const sellerSecurity = [{ publicKey: [], privateKey: [] }];
+export const operatorSecurity = [{ operator: [] }];
+
+/** Serialises Dates as ISO 8601 UTC with milliseconds (CONTRACT §1); null stays null. */
+export const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);

@@ -1,0 +1,10 @@
+import type { Queryable } from '../db/db.ts';
+
+export interface Balance { available: number; blocked: number; total: number }
+
+export async function readBalance(q: Queryable, sellerId: number): Promise<Balance> {
+  const r = await q.query<{ available: number; blocked: number }>(
+    'SELECT available, blocked FROM balances WHERE seller_id = $1', [sellerId]);
+  const row = r.rows[0] ?? { available: 0, blocked: 0 };
+  return { available: row.available, blocked: row.blocked, total: row.available + row.blocked };
+}

@@ -1,0 +1,54 @@
+import type { Db, Queryable } from '../db/db.ts';
+
+export interface Mismatch { check: string; [detail: string]: unknown }
+export interface VerifyReport { ok: boolean; sellersChecked: number; mismatches: Mismatch[] }
+
+const max_mismatches_per_check = 100;
+
+/**
+ * Recomputes everything from the journal and compares it with what the projections say. Runs in one
+ * REPEATABLE READ snapshot, so postings committed meanwhile cannot show up as false mismatches.
+ */
+export async function verifyLedger(db: Db, extraChecks: LedgerCheck[] = []): Promise<VerifyReport> {
+  return db.tx(async (q) => {
+    await q.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+    const sellers = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM sellers');
+    const mismatches: Mismatch[] = [];
+    for (const check of [...core_checks, ...extraChecks]) {
+      mismatches.push(...(await check(q)).slice(0, max_mismatches_per_check));
+    }
+    return { ok: mismatches.length === 0, sellersChecked: sellers.rows[0]!.n, mismatches };
+  });
+}
+
+export type LedgerCheck = (q: Queryable) => Promise<Mismatch[]>;
+
+const tagged = (check: string, rows: Record<string, unknown>[]): Mismatch[] => rows.map((r) => ({ check, ...r }));
+
+const unbalancedPostings: LedgerCheck = async (q) => tagged('posting_balanced', (await q.query(`
+  SELECT p.id AS "postingId", coalesce(sum(l.amount), 0)::bigint AS sum, count(l.id)::int AS lines
+  FROM postings p LEFT JOIN journal_lines l ON l.posting_id = p.id
+  GROUP BY p.id HAVING coalesce(sum(l.amount), 0) <> 0 OR count(l.id) < 2
+  LIMIT ${max_mismatches_per_check}`)).rows);
+
+const sellerBalances: LedgerCheck = async (q) => tagged('seller_balance', (await q.query(`
+  WITH j AS (
+    SELECT seller_id,
+      coalesce(sum(amount) FILTER (WHERE account = 'available'), 0)::bigint AS available,
+      coalesce(sum(amount) FILTER (WHERE account = 'blocked'), 0)::bigint AS blocked
+    FROM journal_lines WHERE seller_id IS NOT NULL GROUP BY seller_id
+  )
+  SELECT s.id AS "sellerId",
+    coalesce(b.available, 0) AS "balanceAvailable", coalesce(b.blocked, 0) AS "balanceBlocked",
+    coalesce(j.available, 0) AS "journalAvailable", coalesce(j.blocked, 0) AS "journalBlocked"
+  FROM sellers s LEFT JOIN balances b ON b.seller_id = s.id LEFT JOIN j ON j.seller_id = s.id
+  WHERE coalesce(b.available, 0) <> coalesce(j.available, 0) OR coalesce(b.blocked, 0) <> coalesce(j.blocked, 0)
+  LIMIT ${max_mismatches_per_check}`)).rows);
+
+const linesMatchPostingSeller: LedgerCheck = async (q) => tagged('line_seller', (await q.query(`
+  SELECT l.id AS "lineId", l.seller_id AS "lineSellerId", p.seller_id AS "postingSellerId"
+  FROM journal_lines l JOIN postings p ON p.id = l.posting_id
+  WHERE l.seller_id IS NOT NULL AND l.seller_id <> p.seller_id
+  LIMIT ${max_mismatches_per_check}`)).rows);
+
+const core_checks: LedgerCheck[] = [unbalancedPostings, sellerBalances, linesMatchPostingSeller];

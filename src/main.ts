@@ -1,0 +1,47 @@
+import { ConfigError, loadConfig, type Role } from './config.ts';
+import { buildApp, type App } from './app.ts';
+import { closeContext, createContext } from './runtime.ts';
+import { allJobs, WorkerRunner } from './workers/runner.ts';
+
+const roles: Role[] = ['api', 'worker', 'all'];
+
+async function main(): Promise<void> {
+  const role = (process.argv[2] ?? 'all') as Role;
+  if (!roles.includes(role)) throw new ConfigError(`role must be one of ${roles.join(', ')}, got "${role}"`);
+  const config = loadConfig(process.env);
+  const ctx = await createContext(config);
+  const app = await buildApp(ctx);
+  let server: App | null = null;
+  if (role !== 'worker') {
+    const address = await app.listen({ port: config.port, host: config.host });
+    server = app;
+    console.log(`gateway (${role}) listening on ${address} — API docs at ${address}/docs`);
+  }
+  const workers = new WorkerRunner(ctx, role === 'api' ? [] : allJobs(), app.log);
+  workers.start();
+  console.log(config.secretsFile
+    ? `operator token (ADMIN_TOKEN) and generated secrets are in ${config.secretsFile}`
+    : 'operator token: ADMIN_TOKEN from the environment');
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'shutting down: no new requests, finishing in-flight work');
+    await (server ?? app).close();
+    await workers.stop();
+    await closeContext(ctx);
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((error) => {
+  if (error instanceof ConfigError) {
+    console.error(`configuration error: ${error.message}`);
+  } else {
+    console.error('start-up failed:', error instanceof Error ? error.message : error);
+  }
+  process.exit(1);
+});

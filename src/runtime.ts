@@ -1,0 +1,24 @@
+import type { Config } from './config.ts';
+import { systemClock, type AppContext, type Clock } from './context.ts';
+import { openDb } from './db/db.ts';
+import { migrate } from './db/migrate.ts';
+import { ApiKeyAuthenticator } from './sellers/authenticator.ts';
+
+/** Opens the database, applies migrations and wires the shared services of one process. */
+export async function createContext(config: Config, clock: Clock = systemClock): Promise<AppContext> {
+  const db = await openDb(config.databaseUrl, config.dataDir);
+  try {
+    await migrate(db);
+    const authenticator = new ApiKeyAuthenticator(db);
+    await authenticator.start();
+    return { config, db, clock, authenticator };
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}
+
+export async function closeContext(ctx: AppContext): Promise<void> {
+  await ctx.authenticator.stop();
+  await ctx.db.close();
+}

@@ -1,0 +1,69 @@
+import type { Db } from '../db/db.ts';
+import { findActiveKey, KEY_REVOKED_CHANNEL, type ActiveKey } from './sellers-repo.ts';
+import { secretMatches } from './keys.ts';
+
+const cache_max_entries = 10_000;
+const relisten_delay_ms = 1_000;
+
+/**
+ * Resolves API key pairs to sellers. A hit costs no database read; a miss costs one indexed read.
+ * Revocation reaches every process through LISTEN/NOTIFY; while that channel is down the cache is
+ * off, so a revoked key can never outlive its revocation by more than the notification's delivery.
+ */
+export class ApiKeyAuthenticator {
+  private readonly cache = new Map<string, ActiveKey>();
+  // Bumped on every invalidation, so a read that raced with a revocation is not cached afterwards.
+  private generation = 0;
+  private listening = false;
+  private unlisten: (() => Promise<void>) | null = null;
+  private closed = false;
+
+  constructor(private readonly db: Db) {}
+
+  async start(): Promise<void> {
+    try {
+      this.unlisten = await this.db.listen(KEY_REVOKED_CHANNEL, (publicKey) => this.forget(publicKey), () => this.lost());
+      this.listening = true;
+    } catch {
+      this.lost();
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.closed = true;
+    this.listening = false;
+    await this.unlisten?.();
+  }
+
+  /** The seller id for a valid, unrevoked pair; null otherwise. */
+  async authenticate(publicKey: string, privateKey: string): Promise<number | null> {
+    const key = await this.lookup(publicKey);
+    return key && secretMatches(privateKey, key.digest) ? key.sellerId : null;
+  }
+
+  forget(publicKey: string): void {
+    this.generation++;
+    this.cache.delete(publicKey);
+  }
+
+  private async lookup(publicKey: string): Promise<ActiveKey | null> {
+    const cached = this.cache.get(publicKey);
+    if (cached) return cached;
+    const generation = this.generation;
+    const key = await findActiveKey(this.db, publicKey);
+    if (key && this.listening && generation === this.generation) this.remember(publicKey, key);
+    return key;
+  }
+
+  private remember(publicKey: string, key: ActiveKey): void {
+    if (this.cache.size >= cache_max_entries) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(publicKey, key);
+  }
+
+  private lost(): void {
+    this.listening = false;
+    this.generation++;
+    this.cache.clear();
+    if (!this.closed) setTimeout(() => { if (!this.closed) void this.start(); }, relisten_delay_ms).unref();
+  }
+}

@@ -1,0 +1,26 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+const public_key_prefix = 'pk_';
+const private_key_prefix = 'sk_';
+const public_key_bytes = 18;
+const private_key_bytes = 32; // 256 bits: a plain SHA-256 digest is enough, no slow password hash needed
+
+export interface KeyPair { publicKey: string; privateKey: string; privateKeyDigest: Buffer }
+
+export function generateKeyPair(): KeyPair {
+  const publicKey = public_key_prefix + randomBytes(public_key_bytes).toString('base64url');
+  const privateKey = private_key_prefix + randomBytes(private_key_bytes).toString('base64url');
+  return { publicKey, privateKey, privateKeyDigest: digestOf(privateKey) };
+}
+
+export function digestOf(secret: string): Buffer {
+  return createHash('sha256').update(secret, 'utf8').digest();
+}
+
+/** Constant-time comparison of a presented secret with a stored digest. */
+export function secretMatches(presented: string, storedDigest: Uint8Array): boolean {
+  const presentedDigest = digestOf(presented);
+  return storedDigest.length === presentedDigest.length && timingSafeEqual(presentedDigest, storedDigest);
+}
+
+export const looksLikePublicKey = (v: string) => v.startsWith(public_key_prefix) && v.length <= 64;

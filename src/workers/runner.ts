@@ -1,0 +1,65 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { AppContext } from '../context.ts';
+
+/** A background job: run() handles one batch and says how many items it handled. */
+export interface Job {
+  name: string;
+  idle_interval_ms: number;
+  run(ctx: AppContext): Promise<number>;
+}
+
+const error_backoff_ms = 1_000;
+
+/**
+ * Runs each job in its own loop: again at once while it finds work, after its idle interval when it
+ * finds none. Jobs coordinate through the database (row locks, SKIP LOCKED), so any number of
+ * worker processes may run the same loops.
+ */
+export class WorkerRunner {
+  private stopping = false;
+  private readonly loops: Promise<void>[] = [];
+  private readonly wakers = new Map<string, () => void>();
+
+  constructor(private readonly ctx: AppContext, private readonly jobs: Job[], private readonly log: FastifyBaseLogger) {}
+
+  start(): void {
+    for (const job of this.jobs) this.loops.push(this.loop(job));
+  }
+
+  /** Cuts a job's idle wait short, e.g. when a commit signals new work. */
+  wake(name: string): void {
+    this.wakers.get(name)?.();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    for (const wake of this.wakers.values()) wake();
+    await Promise.all(this.loops);
+  }
+
+  private async loop(job: Job): Promise<void> {
+    while (!this.stopping) {
+      let pause = job.idle_interval_ms;
+      try {
+        if ((await job.run(this.ctx)) > 0) pause = 0;
+      } catch (err) {
+        this.log.error({ err, job: job.name }, 'worker job failed');
+        pause = error_backoff_ms;
+      }
+      if (pause > 0 && !this.stopping) await this.sleep(job.name, pause);
+    }
+  }
+
+  private sleep(name: string, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() { clearTimeout(timer); resolve(); }
+      this.wakers.set(name, done);
+    });
+  }
+}
+
+/** The jobs this gateway runs; features add theirs here. */
+export function allJobs(): Job[] {
+  return [];
+}

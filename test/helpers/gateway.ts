@@ -1,0 +1,84 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DestinationStream } from 'pino';
+import { buildApp, type App } from '../../src/app.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import type { AppContext, Clock } from '../../src/context.ts';
+import { closeContext, createContext } from '../../src/runtime.ts';
+import { freshDatabase, type TestDatabase } from './databases.ts';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
+export const POSTBACK_SECRET = 'test-postback-secret-0123456789abcdef';
+export const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}` };
+
+export interface SellerKeys { id: number; publicKey: string; privateKey: string; headers: Record<string, string> }
+
+export interface Gateway {
+  app: App;
+  ctx: AppContext;
+  config: Config;
+  database: TestDatabase;
+  createSeller(input?: { name?: string; email?: string }): Promise<SellerKeys>;
+  /** Another process's view of the same database (its own pool, cache and listeners). */
+  peer(): Promise<{ app: App; ctx: AppContext; close(): Promise<void> }>;
+  close(): Promise<void>;
+}
+
+export interface GatewayOptions {
+  clock?: Clock;
+  env?: Record<string, string>;
+  logStream?: DestinationStream;
+  /** Extra routes (e.g. a route that throws) added before the app is ready. */
+  extend?: (app: App) => void;
+}
+
+function testConfig(url: string, env: Record<string, string> = {}): Config {
+  return loadConfig({
+    DATABASE_URL: url,
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'gw-test-')),
+    ADMIN_TOKEN,
+    POSTBACK_SECRET,
+    PIX_RECEIVER_KEY: '123e4567-e12b-12d1-a456-426655440000',
+    SANDBOX_AUTOPILOT: 'false',
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+}
+
+/** A gateway on a database of its own (PGlite in memory, or a fresh PostgreSQL database). */
+export async function startGateway(options: GatewayOptions = {}): Promise<Gateway> {
+  const database = await freshDatabase();
+  const config = testConfig(database.url, options.env);
+  const ctx = await createContext(config, options.clock);
+  const app = await buildApp(ctx, options.logStream ? { logStream: options.logStream } : {});
+  options.extend?.(app);
+  await app.ready();
+  const peers: (() => Promise<void>)[] = [];
+  return {
+    app, ctx, config, database,
+    async createSeller(input = {}) {
+      const res = await app.inject({
+        method: 'POST', url: '/admin/sellers', headers: adminHeaders,
+        payload: { name: input.name ?? 'Loja Teste', email: input.email ?? 'loja@example.com' },
+      });
+      if (res.statusCode !== 201) throw new Error(`createSeller: ${res.statusCode} ${res.body}`);
+      const s = res.json();
+      return { id: s.id, publicKey: s.publicKey, privateKey: s.privateKey, headers: { 'x-api-public-key': s.publicKey, 'x-api-private-key': s.privateKey } };
+    },
+    async peer() {
+      const peerCtx = await createContext(config, options.clock);
+      const peerApp = await buildApp(peerCtx);
+      await peerApp.ready();
+      const close = async () => { await peerApp.close(); await closeContext(peerCtx); };
+      peers.push(close);
+      return { app: peerApp, ctx: peerCtx, close };
+    },
+    async close() {
+      for (const closePeer of peers) await closePeer().catch(() => {});
+      await app.close();
+      await closeContext(ctx);
+      await database.drop();
+    },
+  };
+}

@@ -1,0 +1,76 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { adminHeaders, startGateway, type Gateway } from '../helpers/gateway.ts';
+
+describe('one error handler for every failure', () => {
+  let gw: Gateway;
+  let logs = '';
+  before(async () => {
+    const logStream = new Writable({ write(chunk, _enc, done) { logs += chunk.toString(); done(); } });
+    gw = await startGateway({
+      env: { LOG_LEVEL: 'info' },
+      logStream,
+      extend: (app) => {
+        app.get('/boom', async () => { throw new Error('SELECT secret_column FROM hidden_table'); });
+      },
+    });
+  });
+  after(async () => { await gw.close(); });
+
+  const post = (payload: string, contentType = 'application/json') =>
+    gw.app.inject({ method: 'POST', url: '/admin/sellers', headers: { ...adminHeaders, 'content-type': contentType }, payload });
+
+  test('malformed JSON is 400', async () => {
+    const res = await post('{"name": "x",');
+    assert.equal(res.statusCode, 400);
+    assert.deepEqual(res.json(), { error: 'Bad Request', message: 'Body is not valid JSON' });
+  });
+
+  test('a body over 1 MiB is 413', async () => {
+    const res = await post(JSON.stringify({ name: 'x'.repeat(1024 * 1024), email: 'a@b.co' }));
+    assert.equal(res.statusCode, 413);
+    assert.equal(res.json().error, 'Payload Too Large');
+  });
+
+  test('a wrong content type is 415', async () => {
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
+      const res = await post('name=x', type);
+      assert.equal(res.statusCode, 415, type);
+      assert.equal(res.json().error, 'Unsupported Media Type');
+    }
+  });
+
+  test('an empty JSON body is 400', async () => {
+    const res = await post('');
+    assert.equal(res.statusCode, 400);
+  });
+
+  test('an unknown route is a JSON 404', async () => {
+    const res = await gw.app.inject({ method: 'GET', url: '/nope?x=1' });
+    assert.equal(res.statusCode, 404);
+    assert.match(res.headers['content-type'] as string, /application\/json/);
+    assert.deepEqual(res.json(), { error: 'Not Found', message: 'Route GET /nope not found' });
+  });
+
+  test('an unexpected failure is 500 with a request id and no internals', async () => {
+    const res = await gw.app.inject({ method: 'GET', url: '/boom' });
+    assert.equal(res.statusCode, 500);
+    const body = res.json();
+    assert.equal(body.error, 'Internal Server Error');
+    assert.equal(typeof body.requestId, 'string');
+    assert.equal(res.headers['x-request-id'], body.requestId);
+    assert.ok(!res.body.includes('secret_column') && !res.body.includes('hidden_table') && !res.body.includes('at '), res.body);
+    // The log keeps the detail, tied to the same request id.
+    assert.ok(logs.includes(body.requestId) && logs.includes('hidden_table'));
+  });
+
+  test('keys and tokens never reach the logs', async () => {
+    const seller = await gw.createSeller();
+    await gw.app.inject({ method: 'GET', url: '/api/public/balance', headers: seller.headers });
+    await gw.app.inject({ method: 'GET', url: '/api/public/balance', headers: { ...seller.headers, 'x-api-private-key': 'sk_wrong' } });
+    assert.ok(logs.length > 0);
+    assert.ok(!logs.includes(seller.privateKey));
+    assert.ok(!logs.includes('test-admin-token-0123456789abcdef'));
+  });
+});
