@@ -13,6 +13,9 @@ import { healthRoutes } from './http/health-routes.ts';
 import { sellerAdminRoutes } from './sellers/admin-routes.ts';
 import { balanceRoutes } from './ledger/balance-routes.ts';
 import { ledgerAdminRoutes } from './ledger/admin-routes.ts';
+import { saleRoutes } from './sales/routes.ts';
+import { transactionRoutes } from './transactions/routes.ts';
+import { transactionAdminRoutes } from './transactions/admin-routes.ts';
 
 const body_limit_bytes = 1024 * 1024;
 
@@ -81,11 +84,14 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
   await app.register(async (seller) => {
     seller.addHook('onRequest', sellerAuth(ctx.authenticator));
     await balanceRoutes(seller, ctx);
+    await saleRoutes(seller, ctx);
+    await transactionRoutes(seller, ctx);
   });
   await app.register(async (operator) => {
     operator.addHook('onRequest', operatorAuth(ctx.config.adminToken));
     await sellerAdminRoutes(operator, ctx);
     await ledgerAdminRoutes(operator, ctx);
+    await transactionAdminRoutes(operator, ctx);
   });
   return app;
 }

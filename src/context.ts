@@ -1,6 +1,7 @@
 import type { Config } from './config.ts';
 import type { Db } from './db/db.ts';
 import type { ApiKeyAuthenticator } from './sellers/authenticator.ts';
+import type { Providers } from './providers/ports.ts';
 
 export interface Clock { now(): Date }
 export const systemClock: Clock = { now: () => new Date() };
@@ -11,4 +12,7 @@ export interface AppContext {
   db: Db;
   clock: Clock;
   authenticator: ApiKeyAuthenticator;
+  providers: Providers;
+  /** Keys the card fingerprint (HMAC), so equal cards match without the number being kept. */
+  cardFingerprintKey: string;
 }

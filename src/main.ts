@@ -17,7 +17,7 @@ async function main(): Promise<void> {
     server = app;
     console.log(`gateway (${role}) listening on ${address} — API docs at ${address}/docs`);
   }
-  const workers = new WorkerRunner(ctx, role === 'api' ? [] : allJobs(), app.log);
+  const workers = new WorkerRunner(ctx, role === 'api' ? [] : allJobs(config), app.log);
   workers.start();
   console.log(config.secretsFile
     ? `operator token (ADMIN_TOKEN) and generated secrets are in ${config.secretsFile}`

@@ -3,6 +3,8 @@ import { systemClock, type AppContext, type Clock } from './context.ts';
 import { openDb } from './db/db.ts';
 import { migrate } from './db/migrate.ts';
 import { ApiKeyAuthenticator } from './sellers/authenticator.ts';
+import { sandboxProviders } from './providers/sandbox.ts';
+import { createHmac } from 'node:crypto';
 
 /** Opens the database, applies migrations and wires the shared services of one process. */
 export async function createContext(config: Config, clock: Clock = systemClock): Promise<AppContext> {
@@ -11,7 +13,9 @@ export async function createContext(config: Config, clock: Clock = systemClock):
     await migrate(db);
     const authenticator = new ApiKeyAuthenticator(db);
     await authenticator.start();
-    return { config, db, clock, authenticator };
+    // Derived, so no extra secret to manage; rotating POSTBACK_SECRET re-keys future fingerprints.
+    const cardFingerprintKey = createHmac('sha256', config.postbackSecret).update('card-fingerprint-v1').digest('hex');
+    return { config, db, clock, authenticator, providers: sandboxProviders(config), cardFingerprintKey };
   } catch (error) {
     await db.close();
     throw error;

@@ -24,3 +24,7 @@ export const operatorSecurity = [{ operator: [] }];
 
 /** Serialises Dates as ISO 8601 UTC with milliseconds (CONTRACT §1); null stays null. */
 export const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
+
+/** A string enum schema typed as its union (TypeBox's Union of mapped literals loses the literals). */
+export const StringEnum = <T extends string>(values: readonly T[], options: { description?: string } = {}) =>
+  Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });

@@ -1,0 +1,28 @@
+import type { CardBrand } from '../domain/card.ts';
+
+/**
+ * What the gateway asks of payment providers. Sales are persisted with what the provider answers
+ * at creation; later moves arrive as events (a provider's callback, or the sandbox autopilot).
+ */
+export interface PixCharge { externalId: string; txid: string; brCode: string }
+export interface PixProvider {
+  createCharge(input: { amountCents: number }): PixCharge;
+}
+
+export interface BoletoIssued { externalId: string; barcode: string; digitableLine: string }
+export interface BoletoProvider {
+  issue(input: { saleId: number; amountCents: number; dueDate: string }): BoletoIssued;
+}
+
+export type CardOutcome = 'APPROVED' | 'DECLINED' | 'PROCESSING_ERROR';
+export interface CardAuthorization {
+  externalId: string;
+  /** Kept with the sale (provider_data) for the provider's own later steps; never card data. */
+  providerData: Record<string, unknown>;
+}
+export interface CardProcessor {
+  /** Hands the card to the processor; the number is used here and never stored by the gateway. */
+  authorize(input: { amountCents: number; installments: number; brand: CardBrand; number: string }): CardAuthorization;
+}
+
+export interface Providers { pix: PixProvider; boleto: BoletoProvider; card: CardProcessor }

@@ -1,0 +1,46 @@
+import { randomBytes } from 'node:crypto';
+import type { Config } from '../config.ts';
+import { buildBoleto, freeFieldForSale } from '../domain/boleto.ts';
+import { buildBrCode, newTxid } from '../domain/pix-brcode.ts';
+import type { CardOutcome, Providers } from './ports.ts';
+
+const externalId = (prefix: string) => `sbx_${prefix}_${randomBytes(12).toString('hex')}`;
+
+// CONTRACT §6 sandbox test cards; any other valid number is approved.
+const sandbox_card_outcomes: Record<string, CardOutcome> = {
+  '4000000000000002': 'DECLINED',
+  '4000000000000119': 'PROCESSING_ERROR',
+};
+
+export function sandboxCardOutcome(number: string): CardOutcome {
+  return sandbox_card_outcomes[number] ?? 'APPROVED';
+}
+
+export function sandboxProviders(config: Pick<Config, 'pixReceiverKey' | 'pixMerchantName' | 'pixMerchantCity' | 'boletoBankCode'>): Providers {
+  return {
+    pix: {
+      createCharge({ amountCents }) {
+        const txid = newTxid();
+        const brCode = buildBrCode({
+          key: config.pixReceiverKey, amountCents, txid,
+          merchantName: config.pixMerchantName, merchantCity: config.pixMerchantCity,
+        });
+        return { externalId: externalId('pix'), txid, brCode };
+      },
+    },
+    boleto: {
+      issue({ saleId, amountCents, dueDate }) {
+        const built = buildBoleto({ bankCode: config.boletoBankCode, amountCents, dueDate, freeField: freeFieldForSale(saleId) });
+        // Inputs were validated before (amount bound, real date): a failure here is a bug.
+        if (!built.ok) throw new Error(`boleto: ${built.reason}`);
+        return { externalId: externalId('bol'), barcode: built.barcode, digitableLine: built.digitableLine };
+      },
+    },
+    card: {
+      authorize({ number }) {
+        // The sandbox decides now, while it sees the number; the autopilot plays the outcome later.
+        return { externalId: externalId('card'), providerData: { sandboxOutcome: sandboxCardOutcome(number) } };
+      },
+    },
+  };
+}

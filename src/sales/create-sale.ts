@@ -1,0 +1,90 @@
+import type { Queryable } from '../db/db.ts';
+import { cardFingerprint } from '../domain/card.ts';
+import { DEFAULT_FEE_SCHEDULE } from '../domain/fees.ts';
+import type { SaleRequest } from '../domain/sale-request.ts';
+import { qrPngDataUri } from '../domain/pix-qr.ts';
+import type { Providers } from '../providers/ports.ts';
+import type { ItemRow, TransactionRow } from '../transactions/transactions-repo.ts';
+
+export interface SaleDeps { providers: Providers; cardFingerprintKey: string }
+
+export interface CreatedSale { row: TransactionRow; items: ItemRow[]; qrCodeBase64: string | null }
+
+interface MethodFields {
+  id: number | null;
+  installments: number | null;
+  card: { brand: string; lastFour: string; bin: string; fingerprint: string } | null;
+  pix: { code: string; txid: string; expiresAt: Date | null } | null;
+  boleto: { code: string; barcode: string; dueDate: string } | null;
+  externalId: string;
+  providerData: Record<string, unknown> | null;
+}
+
+// One statement writes the sale and its items (one round trip). The fee schedule in force is
+// snapshotted from the seller's own schedule or the platform default.
+const insert_sql = `
+  WITH t AS (
+    INSERT INTO transactions (id, seller_id, status, payment_method, amount, fee_schedule,
+      customer_name, customer_email, customer_document, customer_phone, shipping, postback_url, installments,
+      card_brand, card_last_four, card_bin, card_fingerprint, pix_code, pix_txid, pix_expires_at,
+      boleto_code, boleto_barcode, boleto_due_date, external_transaction_id, provider_data, created_at, updated_at)
+    SELECT coalesce($1::bigint, nextval('transactions_id_seq')), s.id, 'PENDENTE', $3, $4, coalesce(s.fee_schedule, $5::jsonb),
+      $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22::date, $23, $24::jsonb, $25, $25
+    FROM sellers s WHERE s.id = $2
+    RETURNING *, boleto_due_date::text AS boleto_due_date
+  ), i AS (
+    INSERT INTO sale_items (transaction_id, title, unit_price, quantity, tangible)
+    SELECT t.id, x.title, x.unit_price, x.quantity, x.tangible
+    FROM t, unnest($26::text[], $27::bigint[], $28::int[], $29::bool[]) WITH ORDINALITY AS x (title, unit_price, quantity, tangible, n)
+    ORDER BY x.n
+    RETURNING id, transaction_id, title, unit_price, quantity, tangible
+  )
+  SELECT t.*, (SELECT json_agg(i ORDER BY i.id) FROM i) AS items_json FROM t`;
+
+/** Creates a sale (status PENDENTE) in the caller's database transaction. */
+export async function createSale(q: Queryable, deps: SaleDeps, sellerId: number, sale: SaleRequest, now: Date): Promise<CreatedSale> {
+  const m = await methodFields(q, deps, sale, now);
+  const r = await q.query<TransactionRow & { items_json: ItemRow[] }>(insert_sql, [
+    m.id, sellerId, sale.paymentMethod, sale.amount, JSON.stringify(DEFAULT_FEE_SCHEDULE),
+    sale.customer.name, sale.customer.email, sale.customer.document, sale.customer.phone,
+    sale.shipping ? JSON.stringify(sale.shipping) : null, sale.postbackUrl, m.installments,
+    m.card?.brand ?? null, m.card?.lastFour ?? null, m.card?.bin ?? null, m.card?.fingerprint ?? null,
+    m.pix?.code ?? null, m.pix?.txid ?? null, m.pix?.expiresAt ?? null,
+    m.boleto?.code ?? null, m.boleto?.barcode ?? null, m.boleto?.dueDate ?? null,
+    m.externalId, m.providerData ? JSON.stringify(m.providerData) : null, now,
+    sale.items.map((i) => i.title), sale.items.map((i) => i.unitPrice), sale.items.map((i) => i.quantity), sale.items.map((i) => i.tangible),
+  ]);
+  const { items_json, ...row } = r.rows[0]!;
+  return { row, items: items_json, qrCodeBase64: m.pix ? qrPngDataUri(m.pix.code) : null };
+}
+
+async function methodFields(q: Queryable, deps: SaleDeps, sale: SaleRequest, now: Date): Promise<MethodFields> {
+  const none = { id: null, installments: null, card: null, pix: null, boleto: null, providerData: null };
+  switch (sale.paymentMethod) {
+    case 'PIX': {
+      const charge = deps.providers.pix.createCharge({ amountCents: sale.amount });
+      const seconds = sale.pix?.expiresInSeconds ?? null;
+      const expiresAt = seconds === null ? null : new Date(now.getTime() + seconds * 1000);
+      return { ...none, pix: { code: charge.brCode, txid: charge.txid, expiresAt }, externalId: charge.externalId };
+    }
+    case 'BOLETO': {
+      // The boleto's free field carries the sale id, so the id is drawn before the insert.
+      const id = (await q.query<{ id: number }>("SELECT nextval('transactions_id_seq') AS id")).rows[0]!.id;
+      const dueDate = sale.boleto!.dueDate;
+      const issued = deps.providers.boleto.issue({ saleId: id, amountCents: sale.amount, dueDate });
+      return { ...none, id, boleto: { code: issued.digitableLine, barcode: issued.barcode, dueDate }, externalId: issued.externalId };
+    }
+    case 'CREDIT_CARD':
+    case 'DEBIT_CARD': {
+      const card = sale.card!;
+      const installments = sale.installments ?? 1;
+      const auth = deps.providers.card.authorize({ amountCents: sale.amount, installments, brand: card.brand, number: card.number });
+      return {
+        ...none,
+        installments: sale.paymentMethod === 'CREDIT_CARD' ? installments : null,
+        card: { brand: card.brand, lastFour: card.lastFour, bin: card.bin, fingerprint: cardFingerprint(card.number, deps.cardFingerprintKey) },
+        externalId: auth.externalId, providerData: auth.providerData,
+      };
+    }
+  }
+}

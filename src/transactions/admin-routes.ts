@@ -1,0 +1,18 @@
+import { Type } from 'typebox';
+import type { AppContext } from '../context.ts';
+import { TRANSACTION_EVENTS } from '../domain/transaction-states.ts';
+import { parsePathId } from '../http/ids.ts';
+import { errorResponses, operatorSecurity, PathId, type Router } from '../http/router.ts';
+import { StringEnum } from '../http/router.ts';
+import { applyEvent } from './routes.ts';
+import { Transaction } from './transaction-view.ts';
+
+export async function transactionAdminRoutes(app: Router, ctx: AppContext): Promise<void> {
+  app.post('/admin/transactions/:id/events', {
+    schema: {
+      tags: ['operator'], security: operatorSecurity, summary: 'Apply a processor/operator event to a transaction (CONTRACT §6)',
+      params: PathId, body: Type.Object({ event: StringEnum(TRANSACTION_EVENTS) }),
+      response: { 200: Transaction, ...errorResponses },
+    },
+  }, async (request) => applyEvent(ctx, parsePathId(request.params.id), request.body.event));
+}

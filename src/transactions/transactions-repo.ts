@@ -1,0 +1,66 @@
+import type { Queryable } from '../db/db.ts';
+import type { PaymentMethod, TransactionEvent, TransactionStatus } from '../domain/transaction-states.ts';
+import type { FeeSchedule } from '../domain/fees.ts';
+import type { ShippingInput } from '../domain/sale-request.ts';
+
+export interface TransactionRow {
+  id: number;
+  seller_id: number;
+  status: TransactionStatus;
+  last_event: TransactionEvent | null;
+  payment_method: PaymentMethod;
+  amount: number;
+  system_fee: number | null;
+  reserve_amount: number | null;
+  net_amount: number | null;
+  fee_schedule: FeeSchedule;
+  customer_name: string;
+  customer_email: string;
+  customer_document: string | null;
+  customer_phone: string | null;
+  shipping: ShippingInput | null;
+  postback_url: string | null;
+  installments: number | null;
+  card_brand: string | null;
+  card_last_four: string | null;
+  pix_code: string | null;
+  pix_expires_at: Date | null;
+  boleto_code: string | null;
+  boleto_barcode: string | null;
+  boleto_due_date: string | null;
+  external_transaction_id: string;
+  provider_data: Record<string, unknown> | null;
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+}
+
+export interface ItemRow { id: number; transaction_id: number; title: string; unit_price: number; quantity: number; tangible: boolean }
+
+// Dates come back as text so a business date never shifts with the process time zone.
+const columns = `t.*, t.boleto_due_date::text AS boleto_due_date`;
+
+export async function findTransaction(q: Queryable, id: number, lock = false): Promise<TransactionRow | null> {
+  const r = await q.query<TransactionRow>(`SELECT ${columns} FROM transactions t WHERE t.id = $1${lock ? ' FOR UPDATE' : ''}`, [id]);
+  return r.rows[0] ?? null;
+}
+
+export async function itemsOf(q: Queryable, ids: number[]): Promise<Map<number, ItemRow[]>> {
+  const byTransaction = new Map<number, ItemRow[]>(ids.map((id) => [id, []]));
+  if (ids.length === 0) return byTransaction;
+  const r = await q.query<ItemRow>('SELECT * FROM sale_items WHERE transaction_id = ANY($1::bigint[]) ORDER BY id', [ids]);
+  for (const item of r.rows) byTransaction.get(item.transaction_id)?.push(item);
+  return byTransaction;
+}
+
+export interface ListFilter { sellerId: number; status?: TransactionStatus; paymentMethod?: PaymentMethod; beforeId?: number; limit: number }
+
+export async function listTransactions(q: Queryable, f: ListFilter): Promise<TransactionRow[]> {
+  const r = await q.query<TransactionRow>(`
+    SELECT ${columns} FROM transactions t
+    WHERE t.seller_id = $1 AND ($2::text IS NULL OR t.status = $2) AND ($3::text IS NULL OR t.payment_method = $3)
+      AND ($4::bigint IS NULL OR t.id < $4)
+    ORDER BY t.id DESC LIMIT $5`,
+  [f.sellerId, f.status ?? null, f.paymentMethod ?? null, f.beforeId ?? null, f.limit]);
+  return r.rows;
+}
