@@ -14,6 +14,8 @@ import { sellerAdminRoutes } from './sellers/admin-routes.ts';
 import { balanceRoutes } from './ledger/balance-routes.ts';
 import { ledgerAdminRoutes } from './ledger/admin-routes.ts';
 import { saleRoutes } from './sales/routes.ts';
+import { feeSettingsRoutes } from './fees/fee-settings.ts';
+import { statementRoutes } from './ledger/statement-routes.ts';
 import { transactionRoutes } from './transactions/routes.ts';
 import { transactionAdminRoutes } from './transactions/admin-routes.ts';
 
@@ -84,6 +86,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
   await app.register(async (seller) => {
     seller.addHook('onRequest', sellerAuth(ctx.authenticator));
     await balanceRoutes(seller, ctx);
+    await statementRoutes(seller, ctx);
     await saleRoutes(seller, ctx);
     await transactionRoutes(seller, ctx);
   });
@@ -92,6 +95,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
     await sellerAdminRoutes(operator, ctx);
     await ledgerAdminRoutes(operator, ctx);
     await transactionAdminRoutes(operator, ctx);
+    await feeSettingsRoutes(operator, ctx);
   });
   return app;
 }

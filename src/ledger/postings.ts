@@ -38,10 +38,8 @@ const post_if_covered_sql = `
   )
   SELECT p.id AS "postingId", b.available, b.blocked FROM p, b`;
 
-function params(posting: Posting): unknown[] {
-  const clean = withoutZeroLines(posting);
+function params(clean: Posting): unknown[] {
   assertBalanced(clean);
-  if (clean.lines.length === 0) throw new LedgerInvariantError(`${posting.kind}: posting has no lines`);
   const delta = sellerDelta(clean);
   return [
     clean.kind, clean.sellerId, clean.transactionId ?? null, clean.cashoutId ?? null,
@@ -49,14 +47,21 @@ function params(posting: Posting): unknown[] {
   ];
 }
 
-/** Writes a balanced posting and applies it to the seller's balance, in the caller's transaction. */
-export async function post(q: Queryable, posting: Posting): Promise<PostedBalance> {
-  const r = await q.query<PostedBalance>(post_sql, params(posting));
+/**
+ * Writes a balanced posting and applies it to the seller's balance, in the caller's transaction.
+ * A posting whose lines are all zero (a fee of 0 on a 0 net) moves nothing and is not written.
+ */
+export async function post(q: Queryable, posting: Posting): Promise<PostedBalance | null> {
+  const clean = withoutZeroLines(posting);
+  if (clean.lines.length === 0) return null;
+  const r = await q.query<PostedBalance>(post_sql, params(clean));
   return r.rows[0]!;
 }
 
 /** Like post, but only if the seller's available balance stays ≥ 0; null when it would not. */
 export async function postIfCovered(q: Queryable, posting: Posting): Promise<PostedBalance | null> {
-  const r = await q.query<PostedBalance>(post_if_covered_sql, params(posting));
+  const clean = withoutZeroLines(posting);
+  if (clean.lines.length === 0) throw new LedgerInvariantError(`${posting.kind}: a covered posting must move money`);
+  const r = await q.query<PostedBalance>(post_if_covered_sql, params(clean));
   return r.rows[0] ?? null;
 }

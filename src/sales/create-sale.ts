@@ -28,7 +28,7 @@ const insert_sql = `
       customer_name, customer_email, customer_document, customer_phone, shipping, postback_url, installments,
       card_brand, card_last_four, card_bin, card_fingerprint, pix_code, pix_txid, pix_expires_at,
       boleto_code, boleto_barcode, boleto_due_date, external_transaction_id, provider_data, created_at, updated_at)
-    SELECT coalesce($1::bigint, nextval('transactions_id_seq')), s.id, 'PENDENTE', $3, $4, coalesce(s.fee_schedule, $5::jsonb),
+    SELECT coalesce($1::bigint, nextval('transactions_id_seq')), s.id, 'PENDENTE', $3, $4, coalesce(s.fee_schedule, (SELECT fee_schedule FROM platform_settings), $5::jsonb),
       $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22::date, $23, $24::jsonb, $25, $25
     FROM sellers s WHERE s.id = $2
     RETURNING *, boleto_due_date::text AS boleto_due_date

@@ -4,6 +4,8 @@ import { ApiError, validationError } from '../domain/errors.ts';
 import { parseDocument } from '../domain/documents.ts';
 import { errorResponses, iso, operatorSecurity, PathId, type Router } from '../http/router.ts';
 import { parsePathId } from '../http/ids.ts';
+import { mergedSchedule, platformSchedule } from '../fees/fee-settings.ts';
+import type { FeeSchedule } from '../domain/fees.ts';
 import { findSeller, insertSeller, issueKey, listKeys, revokeKey, updateSeller, type SellerRow } from './sellers-repo.ts';
 
 const Email = Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' });
@@ -14,6 +16,9 @@ const SellerBody = Type.Object({ name: Name, email: Email, document: Type.Option
 const SellerPatch = Type.Object({
   name: Type.Optional(Name), email: Type.Optional(Email),
   apiWithdrawalEnabled: Type.Optional(Type.Boolean()), transferAllowed: Type.Optional(Type.Boolean()),
+  feeSchedule: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
+    description: 'the seller\'s own schedule, a deep-partial patch over its current one (or the platform\'s); null to follow the platform',
+  })),
 });
 const sellerFields = {
   id: Type.Integer({ description: 'the userId of notifications' }), name: Type.String(), email: Type.String(),
@@ -79,14 +84,21 @@ export async function sellerAdminRoutes(app: Router, ctx: AppContext): Promise<v
   }, async (request) => {
     const id = parsePathId(request.params.id);
     const b = request.body;
-    const updated = await updateSeller(ctx.db, id, {
-      ...(b.name !== undefined && { name: b.name }),
-      ...(b.email !== undefined && { email: b.email }),
-      ...(b.apiWithdrawalEnabled !== undefined && { api_withdrawal_enabled: b.apiWithdrawalEnabled }),
-      ...(b.transferAllowed !== undefined && { transfer_allowed: b.transferAllowed }),
+    const updated = await ctx.db.tx(async (q) => {
+      const seller = await findSeller(q, id, true);
+      if (!seller) throw new ApiError('NOT_FOUND', 'Seller not found');
+      const feeSchedule = b.feeSchedule === undefined ? undefined
+        : b.feeSchedule === null ? null
+        : mergedSchedule((seller.fee_schedule as FeeSchedule | null) ?? await platformSchedule(q), b.feeSchedule, 'feeSchedule');
+      return updateSeller(q, id, {
+        ...(b.name !== undefined && { name: b.name }),
+        ...(b.email !== undefined && { email: b.email }),
+        ...(b.apiWithdrawalEnabled !== undefined && { api_withdrawal_enabled: b.apiWithdrawalEnabled }),
+        ...(b.transferAllowed !== undefined && { transfer_allowed: b.transferAllowed }),
+        ...(feeSchedule !== undefined && { fee_schedule: feeSchedule }),
+      });
     });
-    if (!updated) throw new ApiError('NOT_FOUND', 'Seller not found');
-    return sellerView(updated);
+    return sellerView(updated!);
   });
 
   app.post('/admin/sellers/:id/keys', {

@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/db.ts';
 import type { TransactionRow } from './transactions-repo.ts';
 import type { TransactionMove } from './transitions.ts';
+import { ledgerEffect } from './ledger-effect.ts';
 
 /**
  * Effects of a status change, run inside its database transaction in this order. An effect may
@@ -8,4 +9,4 @@ import type { TransactionMove } from './transitions.ts';
  */
 export type TransitionEffect = (q: Queryable, move: TransactionMove) => Promise<TransactionRow | void>;
 
-export const transitionEffects: TransitionEffect[] = [];
+export const transitionEffects: TransitionEffect[] = [ledgerEffect];

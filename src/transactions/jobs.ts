@@ -4,6 +4,9 @@ import type { TransactionEvent } from '../domain/transaction-states.ts';
 import type { CardOutcome } from '../providers/ports.ts';
 import type { Job } from '../workers/runner.ts';
 import { moveTransaction } from './transitions.ts';
+import { applyMoneyEffect, saleMoney } from './ledger-effect.ts';
+import { reserveReleaseOf } from '../domain/transaction-postings.ts';
+import type { TransactionRow } from './transactions-repo.ts';
 
 const batch_size = 100;
 const boleto_grace_days = 3;
@@ -48,6 +51,26 @@ export const cardAutopilotJob: Job = {
         await moveTransaction(q, row.id, event, now);
       }
       return ready.rowCount;
+    });
+  },
+};
+
+/**
+ * Releases reserves that fell due, for sales in PAGO. A sale in MED or CHARGEBACK waits: its
+ * release happens on its return to PAGO (the ledger effect); after ESTORNADO there is none to release.
+ */
+export const reserveReleaseJob: Job = {
+  name: 'reserve-release',
+  idle_interval_ms: 5_000,
+  async run(ctx) {
+    const now = ctx.clock.now();
+    return ctx.db.tx(async (q) => {
+      const due = await q.query<TransactionRow>(`
+        SELECT *, boleto_due_date::text AS boleto_due_date FROM transactions
+        WHERE reserve_held > 0 AND reserve_release_at <= $1 AND status = 'PAGO'
+        ORDER BY reserve_release_at LIMIT $2 FOR UPDATE SKIP LOCKED`, [now, batch_size]);
+      for (const row of due.rows) await applyMoneyEffect(q, row, reserveReleaseOf(saleMoney(row), now));
+      return due.rowCount;
     });
   },
 };

@@ -13,6 +13,8 @@ export interface TransactionRow {
   system_fee: number | null;
   reserve_amount: number | null;
   net_amount: number | null;
+  reserve_held: number;
+  reserve_release_at: Date | null;
   fee_schedule: FeeSchedule;
   customer_name: string;
   customer_email: string;
