@@ -14,6 +14,7 @@ import { sellerAdminRoutes } from './sellers/admin-routes.ts';
 import { balanceRoutes } from './ledger/balance-routes.ts';
 import { ledgerAdminRoutes } from './ledger/admin-routes.ts';
 import { saleRoutes } from './sales/routes.ts';
+import { cashoutAdminRoutes, cashoutRoutes } from './cashouts/routes.ts';
 import { feeSettingsRoutes } from './fees/fee-settings.ts';
 import { statementRoutes } from './ledger/statement-routes.ts';
 import { transactionRoutes } from './transactions/routes.ts';
@@ -87,6 +88,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
     seller.addHook('onRequest', sellerAuth(ctx.authenticator));
     await balanceRoutes(seller, ctx);
     await statementRoutes(seller, ctx);
+    await cashoutRoutes(seller, ctx);
     await saleRoutes(seller, ctx);
     await transactionRoutes(seller, ctx);
   });
@@ -96,6 +98,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
     await ledgerAdminRoutes(operator, ctx);
     await transactionAdminRoutes(operator, ctx);
     await feeSettingsRoutes(operator, ctx);
+    await cashoutAdminRoutes(operator, ctx);
   });
   return app;
 }

@@ -25,4 +25,11 @@ export interface CardProcessor {
   authorize(input: { amountCents: number; installments: number; brand: CardBrand; number: string }): CardAuthorization;
 }
 
-export interface Providers { pix: PixProvider; boleto: BoletoProvider; card: CardProcessor }
+export type PayoutOutcome = 'COMPLETED' | 'REJECTED';
+export interface PayoutSent { externalId: string; providerData: Record<string, unknown> }
+export interface PayoutProvider {
+  /** Sends a PIX transfer; its result arrives later (a callback, or the sandbox autopilot). */
+  send(input: { cashoutId: number; amountCents: number; pixKey: string; pixKeyType: string }): PayoutSent;
+}
+
+export interface Providers { pix: PixProvider; boleto: BoletoProvider; card: CardProcessor; payout: PayoutProvider }

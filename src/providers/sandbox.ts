@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.ts';
 import { buildBoleto, freeFieldForSale } from '../domain/boleto.ts';
 import { buildBrCode, newTxid } from '../domain/pix-brcode.ts';
-import type { CardOutcome, Providers } from './ports.ts';
+import type { CardOutcome, PayoutOutcome, Providers } from './ports.ts';
 
 const externalId = (prefix: string) => `sbx_${prefix}_${randomBytes(12).toString('hex')}`;
 
@@ -14,6 +14,11 @@ const sandbox_card_outcomes: Record<string, CardOutcome> = {
 
 export function sandboxCardOutcome(number: string): CardOutcome {
   return sandbox_card_outcomes[number] ?? 'APPROVED';
+}
+
+/** CONTRACT §6: an EMAIL key ending in @reject.test is rejected by the sandbox bank. */
+export function sandboxPayoutOutcome(pixKeyType: string, pixKey: string): PayoutOutcome {
+  return pixKeyType === 'EMAIL' && pixKey.endsWith('@reject.test') ? 'REJECTED' : 'COMPLETED';
 }
 
 export function sandboxProviders(config: Pick<Config, 'pixReceiverKey' | 'pixMerchantName' | 'pixMerchantCity' | 'boletoBankCode'>): Providers {
@@ -40,6 +45,11 @@ export function sandboxProviders(config: Pick<Config, 'pixReceiverKey' | 'pixMer
       authorize({ number }) {
         // The sandbox decides now, while it sees the number; the autopilot plays the outcome later.
         return { externalId: externalId('card'), providerData: { sandboxOutcome: sandboxCardOutcome(number) } };
+      },
+    },
+    payout: {
+      send({ pixKey, pixKeyType }) {
+        return { externalId: externalId('pay'), providerData: { sandboxOutcome: sandboxPayoutOutcome(pixKeyType, pixKey) } };
       },
     },
   };

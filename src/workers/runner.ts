@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../context.ts';
 import type { Config } from '../config.ts';
+import { payoutAutopilotJob } from '../cashouts/jobs.ts';
 import { cardAutopilotJob, expiryJob, reserveReleaseJob } from '../transactions/jobs.ts';
 
 /** A background job: run() handles one batch and says how many items it handled. */
@@ -63,5 +64,5 @@ export class WorkerRunner {
 
 /** The jobs this gateway runs; features add theirs here. */
 export function allJobs(config: Config): Job[] {
-  return [expiryJob, reserveReleaseJob, ...(config.sandboxAutopilot ? [cardAutopilotJob] : [])];
+  return [expiryJob, reserveReleaseJob, ...(config.sandboxAutopilot ? [cardAutopilotJob, payoutAutopilotJob] : [])];
 }

@@ -1,0 +1,33 @@
+import { Type } from 'typebox';
+import { centsToReaisString } from '../domain/money.ts';
+import { CASHOUT_STATUSES } from '../domain/cashout-states.ts';
+import { PIX_KEY_TYPES } from '../domain/pix-keys.ts';
+import { StringEnum } from '../http/router.ts';
+import type { CashoutRow } from './cashouts-repo.ts';
+
+const Reais = Type.String({ description: 'reais with two decimals', pattern: '^-?\\d+\\.\\d{2}$' });
+
+/** The spec's Cashout object: money as strings of reais with two decimals. */
+export const Cashout = Type.Object({
+  id: Type.Integer(),
+  amount: Reais,
+  netAmount: Reais,
+  pixKey: Type.String(),
+  pixKeyType: StringEnum(PIX_KEY_TYPES),
+  status: StringEnum(CASHOUT_STATUSES),
+  createdAt: Type.String({ format: 'date-time' }),
+  fees: Type.Object({ fixed: Reais, variable: Reais, total: Reais }),
+});
+
+export function cashoutView(row: CashoutRow) {
+  return {
+    id: row.id,
+    amount: centsToReaisString(row.amount),
+    netAmount: centsToReaisString(row.net_amount),
+    pixKey: row.pix_key,
+    pixKeyType: row.pix_key_type,
+    status: row.status,
+    createdAt: row.created_at.toISOString(),
+    fees: { fixed: centsToReaisString(row.fee_fixed), variable: centsToReaisString(row.fee_variable), total: centsToReaisString(row.fee_total) },
+  };
+}
