@@ -15,6 +15,7 @@ import { balanceRoutes } from './ledger/balance-routes.ts';
 import { ledgerAdminRoutes } from './ledger/admin-routes.ts';
 import { saleRoutes } from './sales/routes.ts';
 import { cashoutAdminRoutes, cashoutRoutes } from './cashouts/routes.ts';
+import { notificationRoutes } from './notifications/routes.ts';
 import { feeSettingsRoutes } from './fees/fee-settings.ts';
 import { statementRoutes } from './ledger/statement-routes.ts';
 import { transactionRoutes } from './transactions/routes.ts';
@@ -89,6 +90,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
     await balanceRoutes(seller, ctx);
     await statementRoutes(seller, ctx);
     await cashoutRoutes(seller, ctx);
+    await notificationRoutes(seller, ctx);
     await saleRoutes(seller, ctx);
     await transactionRoutes(seller, ctx);
   });

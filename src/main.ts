@@ -18,7 +18,7 @@ async function main(): Promise<void> {
     console.log(`gateway (${role}) listening on ${address} — API docs at ${address}/docs`);
   }
   const workers = new WorkerRunner(ctx, role === 'api' ? [] : allJobs(config), app.log);
-  workers.start();
+  await workers.start();
   console.log(config.secretsFile
     ? `operator token (ADMIN_TOKEN) and generated secrets are in ${config.secretsFile}`
     : 'operator token: ADMIN_TOKEN from the environment');

@@ -2,6 +2,7 @@ import type { Queryable } from '../db/db.ts';
 import { applyCashoutEvent, type CashoutEvent, type CashoutStatus } from '../domain/cashout-states.ts';
 import { cashoutMovePosting } from '../domain/cashout-postings.ts';
 import { post } from '../ledger/postings.ts';
+import { cashoutNotificationEffect } from '../notifications/outbox.ts';
 import { cashoutMoney, findCashout, type CashoutRow } from './cashouts-repo.ts';
 
 export type CashoutMoveResult =
@@ -20,7 +21,7 @@ const ledgerEffect: CashoutEffect = async (q, move) => {
 };
 
 /** Effects of a cashout status change, inside its database transaction; notifications add theirs. */
-export const cashoutEffects: CashoutEffect[] = [ledgerEffect];
+export const cashoutEffects: CashoutEffect[] = [ledgerEffect, cashoutNotificationEffect];
 
 const move_sql = `
   WITH moved AS (

@@ -6,6 +6,7 @@ import { idempotent } from '../http/idempotency.ts';
 import { errorResponses, sellerSecurity, type Router } from '../http/router.ts';
 import { StringEnum } from '../http/router.ts';
 import { createSale } from './create-sale.ts';
+import { notificationUrlProblem } from '../notifications/routes.ts';
 import { SaleCreated, saleCreatedView } from './sale-view.ts';
 
 // For the OpenAPI document only: the body is checked by validateSaleRequest, which knows the
@@ -39,6 +40,8 @@ export async function saleRoutes(app: Router, ctx: AppContext): Promise<void> {
       async (q) => {
         const parsed = validateSaleRequest(request.body, now);
         if (!parsed.ok) throw validationError(parsed.errors);
+        const postbackProblem = parsed.sale.postbackUrl && await notificationUrlProblem(parsed.sale.postbackUrl, ctx.config.webhookAllowPrivate);
+        if (postbackProblem) throw validationError([{ field: 'postbackUrl', message: postbackProblem }]);
         const created = await createSale(q, ctx, request.sellerId, parsed.sale, now);
         return { status: 201, body: saleCreatedView(created) };
       });

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../context.ts';
 import type { Config } from '../config.ts';
+import { createDeliveryJob } from '../notifications/delivery.ts';
 import { payoutAutopilotJob } from '../cashouts/jobs.ts';
 import { cardAutopilotJob, expiryJob, reserveReleaseJob } from '../transactions/jobs.ts';
 
@@ -8,7 +9,10 @@ import { cardAutopilotJob, expiryJob, reserveReleaseJob } from '../transactions/
 export interface Job {
   name: string;
   idle_interval_ms: number;
+  /** A LISTEN channel whose notifications cut the idle wait short (work committed elsewhere). */
+  wake_channel?: string;
   run(ctx: AppContext): Promise<number>;
+  close?(): Promise<void>;
 }
 
 const error_backoff_ms = 1_000;
@@ -25,19 +29,34 @@ export class WorkerRunner {
 
   constructor(private readonly ctx: AppContext, private readonly jobs: Job[], private readonly log: FastifyBaseLogger) {}
 
-  start(): void {
-    for (const job of this.jobs) this.loops.push(this.loop(job));
+  private readonly unlisteners: (() => Promise<void>)[] = [];
+
+  async start(): Promise<void> {
+    for (const job of this.jobs) {
+      if (job.wake_channel) {
+        // If the channel is lost, the idle interval still bounds the delay.
+        this.unlisteners.push(await this.ctx.db.listen(job.wake_channel, () => this.wake(job.name)).catch(() => async () => {}));
+      }
+      this.loops.push(this.loop(job));
+    }
   }
 
   /** Cuts a job's idle wait short, e.g. when a commit signals new work. */
   wake(name: string): void {
-    this.wakers.get(name)?.();
+    const waker = this.wakers.get(name);
+    if (waker) waker();
+    else this.pendingWakes.add(name);
   }
+
+  // A wake that arrives while the job is running makes it run again at once instead of idling.
+  private readonly pendingWakes = new Set<string>();
 
   async stop(): Promise<void> {
     this.stopping = true;
     for (const wake of this.wakers.values()) wake();
     await Promise.all(this.loops);
+    for (const unlisten of this.unlisteners) await unlisten();
+    for (const job of this.jobs) await job.close?.();
   }
 
   private async loop(job: Job): Promise<void> {
@@ -49,6 +68,7 @@ export class WorkerRunner {
         this.log.error({ err, job: job.name }, 'worker job failed');
         pause = error_backoff_ms;
       }
+      if (this.pendingWakes.delete(job.name)) pause = 0;
       if (pause > 0 && !this.stopping) await this.sleep(job.name, pause);
     }
   }
@@ -56,13 +76,14 @@ export class WorkerRunner {
   private sleep(name: string, ms: number): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
-      function done() { clearTimeout(timer); resolve(); }
-      this.wakers.set(name, done);
+      const wakers = this.wakers;
+      function done() { clearTimeout(timer); wakers.delete(name); resolve(); }
+      wakers.set(name, done);
     });
   }
 }
 
 /** The jobs this gateway runs; features add theirs here. */
 export function allJobs(config: Config): Job[] {
-  return [expiryJob, reserveReleaseJob, ...(config.sandboxAutopilot ? [cardAutopilotJob, payoutAutopilotJob] : [])];
+  return [createDeliveryJob(), expiryJob, reserveReleaseJob, ...(config.sandboxAutopilot ? [cardAutopilotJob, payoutAutopilotJob] : [])];
 }

@@ -654,6 +654,8 @@ describe('POST /api/sales validation', () => {
   test('junk sweep: 400+ generated bodies (fixed seed) never answer 5xx and never create a transaction', async () => {
     const before = await countTransactions(gw);
     const huge = 'x'.repeat(100_000);
+    // 5000 levels of nesting, written out (JSON.stringify of it would overflow the test's own stack).
+    const deepText = `${'{"a":['.repeat(2500)}1${']}'.repeat(2500)}`;
     const deep = (depth: number, leaf: unknown): unknown => (depth === 0 ? leaf : depth % 2 ? [deep(depth - 1, leaf)] : { a: deep(depth - 1, leaf) });
     const junk = fc.oneof(
       fc.constant(null), fc.boolean(), fc.double(), fc.integer({ min: -1e9, max: -1 }), fc.constant(-0.5), fc.constant(1e308),
@@ -704,7 +706,8 @@ describe('POST /api/sales validation', () => {
       JSON.stringify({ ...pixExample(), items: Array.from({ length: 5000 }, () => ({ title: huge.slice(0, 100), unitPrice: 1, quantity: 1, tangible: false })) }),
       JSON.stringify({ ...pixExample(), amount: 1e300 }), JSON.stringify({ ...pixExample(), amount: Number.MAX_SAFE_INTEGER + 2 }),
       '{"__proto__": {"amount": 15000}, "constructor": {"prototype": {}}}',
-      JSON.stringify(deep(5000, pixExample())),
+      deepText, `[${deepText}]`, JSON.stringify({ ...pixExample(), amount: 'x' }).replace('"x"', deepText),
+      JSON.stringify({ ...pixExample(), customer: 'x' }).replace('"x"', deepText),
     ];
     assert.ok(bodies.length >= 400);
     const failures: string[] = [];
