@@ -1,17 +1,22 @@
-// npm run bench: figures, not assertions. Each scenario runs the gateway in a child process and
-// drives it with autocannon from this one.
+// npm run bench: figures, never assertions. The gateway runs in a child process (bench/server.ts);
+// autocannon and the webhook receiver run here. Each API figure sits beside its yardstick.
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createServer } from 'node:http';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { buildBrCode, newTxid } from '../src/domain/pix-brcode.ts';
+import { qrPngDataUri } from '../src/domain/pix-qr.ts';
 
-const duration_s = Number(process.env.BENCH_SECONDS ?? 8);
+const duration_s = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const postgres_url = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const bare_concurrency = 10; // the gateway's pool size: both sides are bounded by the same pool
 
-interface Server { child: ChildProcess; gateway: string; bare: string; adminToken: string }
+interface Server { child: ChildProcess; gateway: string; bare: string; adminToken: string; call<T>(m: object): Promise<T> }
+interface Seller { id: number; headers: Record<string, string> }
 
 async function startServer(databaseUrl: string | undefined): Promise<Server> {
   const env: Record<string, string> = {
@@ -21,60 +26,163 @@ async function startServer(databaseUrl: string | undefined): Promise<Server> {
   };
   if (databaseUrl) env.DATABASE_URL = databaseUrl; else delete env.DATABASE_URL;
   const child = fork(new URL('./server.ts', import.meta.url).pathname, [], { env, execArgv: ['--import', 'tsx'] });
-  const ready = await new Promise<Omit<Server, 'child'>>((resolve, reject) => {
-    child.once('message', (m) => resolve(m as Omit<Server, 'child'>));
+  const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  let seq = 0;
+  const ready = await new Promise<{ gateway: string; bare: string; adminToken: string }>((resolve, reject) => {
+    child.on('message', (m: { ready?: { gateway: string; bare: string; adminToken: string }; seq?: number; result?: unknown; error?: string }) => {
+      if (m.ready) return resolve(m.ready);
+      const p = pending.get(m.seq!);
+      pending.delete(m.seq!);
+      if (m.error) p?.reject(new Error(m.error)); else p?.resolve(m.result);
+    });
     child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
   });
-  return { child, ...ready };
+  const call = <T>(m: object) => new Promise<T>((resolve, reject) => {
+    const id = ++seq;
+    pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+    child.send({ ...m, seq: id });
+  });
+  return { child, ...ready, call };
 }
 
 async function stopServer(server: Server): Promise<void> {
   const exited = new Promise((r) => server.child.once('exit', r));
-  server.child.send('stop');
+  server.child.send({ cmd: 'stop', seq: 0 });
   await exited;
-}
-
-async function createSeller(server: Server): Promise<Record<string, string>> {
-  const res = await fetch(`${server.gateway}/admin/sellers`, {
-    method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${server.adminToken}` },
-    body: JSON.stringify({ name: 'Bench', email: 'bench@example.com' }),
-  });
-  const s = await res.json() as { publicKey: string; privateKey: string };
-  return { 'x-api-public-key': s.publicKey, 'x-api-private-key': s.privateKey };
 }
 
 interface Figures { rps: number; p50: number; p99: number; errors: number; non2xx: number }
 
-async function load(url: string, headers: Record<string, string> = {}): Promise<Figures> {
-  const r = await autocannon({ url, connections, duration: duration_s, headers });
+async function load(url: string, opts: { headers?: Record<string, string>; method?: 'GET' | 'POST'; body?: string; requests?: autocannon.Request[] } = {}): Promise<Figures> {
+  const r = await autocannon({
+    url, connections, duration: duration_s, method: opts.method ?? 'GET',
+    headers: { ...(opts.body ? { 'content-type': 'application/json' } : {}), ...opts.headers }, body: opts.body,
+    ...(opts.requests ? { requests: opts.requests } : {}),
+  });
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
 }
 
 const fmt = (f: Figures) => `${f.rps.toFixed(0).padStart(7)} req/s  p50 ${String(f.p50).padStart(3)} ms  p99 ${String(f.p99).padStart(3)} ms${f.errors || f.non2xx ? `  (errors ${f.errors}, non-2xx ${f.non2xx})` : ''}`;
+const ops = (n: number) => `${n.toFixed(0).padStart(7)} ops/s`;
+const ratio = (a: number, b: number, target: string) => `${(a / b).toFixed(3)}   (target ${target})`;
+
+const pixSale = JSON.stringify({ amount: 15000, paymentMethod: 'PIX', customer: { name: 'Maria Silva', email: 'maria@example.com' }, items: [{ title: 'Curso', unitPrice: 15000, quantity: 1, tangible: false }] });
+const cardSale = JSON.stringify({ amount: 15000, paymentMethod: 'CREDIT_CARD', customer: { name: 'Maria Silva', email: 'maria@example.com' }, items: [{ title: 'Curso', unitPrice: 15000, quantity: 1, tangible: false }], card: { number: '4111111111111111', holderName: 'MARIA SILVA', expirationMonth: 12, expirationYear: 2030, cvv: '123' } });
+
+async function balanceVsBare(s: Server, seller: Seller) {
+  await load(`${s.gateway}/api/public/balance`, { headers: seller.headers }); // warm-up, discarded
+  const bare = await load(`${s.bare}/constant`);
+  const balance = await load(`${s.gateway}/api/public/balance`, { headers: seller.headers });
+  console.log(`  bare Fastify constant          ${fmt(bare)}`);
+  console.log(`  GET /api/public/balance        ${fmt(balance)}`);
+  console.log(`  ratio balance/bare             ${ratio(balance.rps, bare.rps, '≥ 0.25')}`);
+}
+
+async function salesVsBare(s: Server, seller: Seller) {
+  for (const [label, body, bareName, target] of [['PIX (BR Code + QR PNG)', pixSale, 'salePix', '≥ 0.5'], ['credit card', cardSale, 'saleCard', '≥ 0.6']] as const) {
+    const api = await load(`${s.gateway}/api/sales`, { method: 'POST', headers: seller.headers, body });
+    const bare = await s.call<number>({ cmd: 'bare', name: bareName, sellerIds: [seller.id], concurrency: bare_concurrency, seconds: duration_s });
+    console.log(`  POST /api/sales ${label.padEnd(22)} ${fmt(api)}`);
+    console.log(`  bare SQL of the same inserts          ${ops(bare)}`);
+    console.log(`  ratio                                 ${ratio(api.rps, bare, target)}`);
+  }
+}
+
+async function payVsBare(s: Server, seller: Seller) {
+  const ids = await s.call<number[]>({ cmd: 'pendingSales', sellerId: seller.id, n: 40_000 });
+  let next = 0;
+  const api = await load(`${s.gateway}/admin/transactions/1/events`, {
+    method: 'POST', headers: { authorization: `Bearer ${s.adminToken}`, 'content-type': 'application/json' },
+    requests: [{ setupRequest: (req) => ({ ...req, path: `/admin/transactions/${ids[next++ % ids.length]}/events`, body: '{"event":"PAYMENT_CONFIRMED"}' }) }],
+  });
+  const bare = await s.call<number>({ cmd: 'bare', name: 'paySale', sellerIds: [seller.id], concurrency: bare_concurrency, seconds: duration_s });
+  console.log(`  pay sale (operator event, postings, outbox) ${fmt(api)}${next > ids.length ? '  (ran out of pending sales: some were no-ops)' : ''}`);
+  console.log(`  bare SQL: update + journal + balance + outbox ${ops(bare)}`);
+  console.log(`  ratio                                       ${ratio(api.rps, bare, '≥ 0.5')}`);
+}
+
+async function cashoutsVsBare(s: Server, hot: Seller, spread: Seller[]) {
+  const body = JSON.stringify({ amount: 100, pixKey: '52998224725' });
+  const apiHot = await load(`${s.gateway}/api/public/cashout`, { method: 'POST', headers: hot.headers, body });
+  let i = 0;
+  const apiSpread = await load(`${s.gateway}/api/public/cashout`, {
+    method: 'POST', body, requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, ...spread[i++ % spread.length]!.headers } }) }],
+  });
+  const bareHot = await s.call<number>({ cmd: 'bare', name: 'cashout', sellerIds: [hot.id], concurrency: bare_concurrency, seconds: duration_s });
+  const bareSpread = await s.call<number>({ cmd: 'bare', name: 'cashout', sellerIds: spread.map((x) => x.id), concurrency: bare_concurrency, seconds: duration_s });
+  console.log(`  cashout, one hot seller         ${fmt(apiHot)}`);
+  console.log(`  bare conditional UPDATE + journal, hot     ${ops(bareHot)}   ratio ${(apiHot.rps / bareHot).toFixed(3)}`);
+  console.log(`  cashout, spread over ${spread.length} sellers  ${fmt(apiSpread)}`);
+  console.log(`  bare conditional UPDATE + journal, spread  ${ops(bareSpread)}   ratio ${ratio(apiSpread.rps, bareSpread, '≥ 0.5')}`);
+}
+
+async function delivery(s: Server, seller: Seller) {
+  const receipts = new Map<number, number>();
+  const receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      receipts.set(JSON.parse(Buffer.concat(chunks).toString()).id, performance.timeOrigin + performance.now());
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+  const url = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+  await s.call({ cmd: 'webhook', sellerId: seller.id, url });
+  // Throughput: a backlog of paid sales, then the worker drains it.
+  const backlog = 5000;
+  const ids = await s.call<number[]>({ cmd: 'pendingSales', sellerId: seller.id, n: backlog });
+  await s.call({ cmd: 'payAll', ids, concurrency: bare_concurrency });
+  const started = performance.now();
+  await s.call({ cmd: 'workers', on: true });
+  while (receipts.size < backlog && performance.now() - started < 120_000) await new Promise((r) => setTimeout(r, 20));
+  const throughput = receipts.size / ((performance.now() - started) / 1000);
+  // Latency: single commits with the worker idle in between, commit → receipt.
+  const timed = await s.call<number[]>({ cmd: 'pendingSales', sellerId: seller.id, n: 200 });
+  const commits = await s.call<Record<string, number>>({ cmd: 'payTimed', ids: timed, gapMs: 5 });
+  await new Promise((r) => setTimeout(r, 500));
+  const latencies = timed.map((id) => receipts.get(id)! - commits[id]!).filter(Number.isFinite).sort((a, b) => a - b);
+  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!.toFixed(1);
+  await s.call({ cmd: 'workers', on: false });
+  receiver.closeAllConnections();
+  receiver.close();
+  console.log(`  webhook delivery throughput    ${throughput.toFixed(0).padStart(7)} deliveries/s (${receipts.size >= backlog ? backlog : receipts.size} of ${backlog})   (target ≥ 2000)`);
+  console.log(`  commit → receipt latency       p50 ${pct(0.5)} ms  p99 ${pct(0.99)} ms  (${latencies.length} samples; target p50 ≤ 50 ms)`);
+}
+
+async function scenario(label: string, databaseUrl: string | undefined) {
+  const s = await startServer(databaseUrl);
+  try {
+    const [main, hot, delivery_seller] = await s.call<Seller[]>({ cmd: 'sellers', n: 3, fundCents: 1_000_000_000 });
+    const spread = await s.call<Seller[]>({ cmd: 'sellers', n: 100, fundCents: 100_000_000 });
+    console.log(`\n[${label}] ${connections} connections, ${duration_s} s per figure`);
+    await balanceVsBare(s, main!);
+    await salesVsBare(s, main!);
+    await payVsBare(s, main!);
+    await cashoutsVsBare(s, hot!, spread);
+    await delivery(s, delivery_seller!);
+  } finally {
+    await stopServer(s);
+  }
+}
+
+function qrCost() {
+  const input = { key: '123e4567-e12b-12d1-a456-426655440000', amountCents: 15000, merchantName: 'GATEWAY SANDBOX', merchantCity: 'SAO PAULO' };
+  for (let i = 0; i < 200; i++) qrPngDataUri(buildBrCode({ ...input, txid: newTxid() }));
+  const n = 3000;
+  const t = performance.now();
+  for (let i = 0; i < n; i++) qrPngDataUri(buildBrCode({ ...input, txid: newTxid() }));
+  console.log(`\nBR Code + QR PNG: ${((performance.now() - t) / n).toFixed(3)} ms each over ${n}   (target ≤ 0.3 ms)`);
+}
 
 async function postgresReachable(): Promise<boolean> {
   const client = new pg.Client({ connectionString: postgres_url, connectionTimeoutMillis: 1000 });
   try { await client.connect(); await client.end(); return true; } catch { return false; }
 }
 
-async function balanceScenario(label: string, databaseUrl: string | undefined): Promise<void> {
-  const server = await startServer(databaseUrl);
-  try {
-    const headers = await createSeller(server);
-    await load(`${server.gateway}/api/public/balance`, headers); // warm-up, discarded
-    const bare = await load(`${server.bare}/constant`);
-    const balance = await load(`${server.gateway}/api/public/balance`, headers);
-    console.log(`\n[${label}] GET /api/public/balance vs bare Fastify constant (${connections} connections, ${duration_s} s each)`);
-    console.log(`  bare Fastify constant   ${fmt(bare)}`);
-    console.log(`  GET /api/public/balance ${fmt(balance)}`);
-    console.log(`  ratio balance/bare      ${(balance.rps / bare.rps).toFixed(3)}   (target ≥ 0.25)`);
-  } finally {
-    await stopServer(server);
-  }
-}
-
-console.log(`node ${process.version}, ${(await import('node:os')).cpus().length} cores`);
-await balanceScenario('PGlite, embedded', undefined);
+console.log(`node ${process.version}, ${cpus().length} cores`);
+qrCost();
+if (process.env.BENCH_SKIP_PGLITE !== 'true') await scenario('PGlite, embedded', undefined);
 if (await postgresReachable()) {
   const admin = new pg.Client({ connectionString: postgres_url });
   await admin.connect();
@@ -82,7 +190,7 @@ if (await postgresReachable()) {
   await admin.query(`CREATE DATABASE ${name}`);
   const url = new URL(postgres_url); url.pathname = `/${name}`;
   try {
-    await balanceScenario('PostgreSQL', url.toString());
+    await scenario('PostgreSQL', url.toString());
   } finally {
     await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await admin.end();

@@ -7,8 +7,8 @@ import { literalPrivateTarget, publicOnlyLookup } from './address-guard.ts';
 import { NOTIFICATIONS_CHANNEL } from './outbox.ts';
 
 const delivery_timeout_ms = 10_000;
-// Longer than one attempt can take: a claim still held past this was lost with its worker.
-const lease_ms = delivery_timeout_ms + 20_000;
+// A lease outlasts one attempt by this margin: a claim still held past it was lost with its worker.
+const lease_margin_ms = 20_000;
 const batch_size = 200;
 const error_text_max = 500;
 
@@ -26,7 +26,8 @@ const claim_sql = `
     WHERE n.status = 'PENDING' AND n.next_attempt_at <= $1 AND (n.locked_until IS NULL OR n.locked_until <= $1)
       AND (n.resend_prior_status IS NOT NULL OR NOT EXISTS (
         SELECT 1 FROM notifications p
-        WHERE p.order_key = n.order_key AND p.status = 'PENDING' AND p.id < n.id AND p.resend_prior_status IS NULL))
+        WHERE p.order_key = n.order_key AND p.status = 'PENDING' AND p.id < n.id
+          AND (p.resend_prior_status IS NULL OR p.resend_prior_status = 'PENDING')))
     ORDER BY n.next_attempt_at, n.id LIMIT $2 FOR UPDATE SKIP LOCKED
   )
   UPDATE notifications n SET locked_until = $3, attempts = n.attempts + 1 FROM due WHERE n.id = due.id
@@ -37,7 +38,7 @@ const record_sql = `
     next_attempt_at = coalesce(x.next_at, n.next_attempt_at), locked_until = NULL, resend_prior_status = NULL,
     delivered_at = CASE WHEN x.status = 'DELIVERED' THEN $6 ELSE n.delivered_at END
   FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::timestamptz[]) AS x (id, status, code, error, next_at)
-  WHERE n.id = x.id`;
+  WHERE n.id = x.id AND n.locked_until = $7`; // only while this worker still holds the lease
 
 export function signPayload(payload: string, secret: string): string {
   return createHmac('sha256', secret).update(payload, 'utf8').digest('hex');
@@ -46,6 +47,7 @@ export function signPayload(payload: string, secret: string): string {
 /** The delivery worker: claims due notifications, posts them, records each outcome. */
 export function createDeliveryJob(options: DeliveryOptions = {}): Job & { close(): Promise<void> } {
   const timeoutMs = options.timeoutMs ?? delivery_timeout_ms;
+  const leaseMs = timeoutMs + lease_margin_ms;
   const agents = new Map<boolean, Agent>();
   const agentFor = (allowPrivate: boolean) => {
     let agent = agents.get(allowPrivate);
@@ -87,7 +89,8 @@ export function createDeliveryJob(options: DeliveryOptions = {}): Job & { close(
     wake_channel: NOTIFICATIONS_CHANNEL,
     async run(ctx) {
       const now = ctx.clock.now();
-      const claimed = (await ctx.db.query<Claimed>(claim_sql, [now, batch_size, new Date(now.getTime() + lease_ms)])).rows;
+      const leaseUntil = new Date(now.getTime() + leaseMs);
+      const claimed = (await ctx.db.query<Claimed>(claim_sql, [now, batch_size, leaseUntil])).rows;
       if (claimed.length === 0) return 0;
       const results = await Promise.all(claimed.map((n) => attempt(ctx, n)));
       const done = ctx.clock.now();
@@ -100,7 +103,7 @@ export function createDeliveryJob(options: DeliveryOptions = {}): Job & { close(
         return { id: n.id, status, code: result.status, error: result.ok ? null : result.error, next: step.kind === 'retry' && status === 'PENDING' ? step.at : null };
       });
       await ctx.db.query(record_sql, [rows.map((r) => r.id), rows.map((r) => r.status), rows.map((r) => r.code),
-        rows.map((r) => r.error), rows.map((r) => r.next), done]);
+        rows.map((r) => r.error), rows.map((r) => r.next), done, leaseUntil]);
       return claimed.length;
     },
     async close() {

@@ -651,6 +651,23 @@ describe('POST /api/sales validation', () => {
     assert.equal(huge.statusCode, 413);
   });
 
+  test('a NUL character in a stored text field is a 400, not a 500', {
+    todo: 'src bug: src/domain/sale-request.ts readText/readShippingObject accept U+0000, which PostgreSQL text/jsonb refuse → 500',
+  }, async () => {
+    const before = await countTransactions(gw);
+    const bodies: [string, Json][] = [
+      ['customer.name', { ...pixExample(), customer: { name: 'Maria\u0000Silva', email: 'maria@example.com' } }],
+      ['items.0.title', { ...pixExample(), items: [{ title: 'Cur\u0000so', unitPrice: 15000, quantity: 1, tangible: false }] }],
+      ['shipping.street', { ...cardExample(), shipping: { ...shippingExample(), street: 'Rua\u0000A' } }],
+    ];
+    for (const [field, body] of bodies) {
+      const res = await createSale(gw, seller, body);
+      assert.equal(res.statusCode, 400, `${field}: ${res.body}`);
+      assert.ok(res.json().details.some((d: { field: string }) => d.field === field));
+    }
+    assert.equal(await countTransactions(gw), before);
+  });
+
   test('junk sweep: 400+ generated bodies (fixed seed) never answer 5xx and never create a transaction', async () => {
     const before = await countTransactions(gw);
     const huge = 'x'.repeat(100_000);

@@ -1,0 +1,258 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { adminHeaders, startGateway, type Gateway, type SellerKeys } from '../helpers/gateway.ts';
+import { onPostgres } from '../helpers/databases.ts';
+import { canonicalJson } from '../../src/domain/canonical-json.ts';
+import type { App } from '../../src/app.ts';
+
+type Json = Record<string, unknown>;
+
+const ENDPOINT = 'POST /api/sales';
+const T0 = new Date('2026-11-20T12:00:00.000Z');
+
+const pixBody = (amount = 15000): Json => ({
+  amount,
+  paymentMethod: 'PIX',
+  customer: { name: 'Maria Silva', email: 'maria@example.com', document: '52998224725', phone: '11987654321' },
+  items: [{ title: 'Curso', unitPrice: amount, quantity: 1, tangible: false }],
+  postbackUrl: 'https://seller.example/postback',
+  pix: { expiresInSeconds: 3600 },
+});
+
+/** The same body with keys in reverse order at every depth (same canonical JSON, different bytes). */
+function reordered(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(reordered);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.keys(value).reverse().map((k) => [k, reordered((value as Json)[k])]));
+  }
+  return value;
+}
+
+function post(app: App, seller: SellerKeys, payload: unknown, key?: string) {
+  return app.inject({
+    method: 'POST', url: '/api/sales',
+    headers: { ...seller.headers, 'content-type': 'application/json', ...(key === undefined ? {} : { 'idempotency-key': key }) },
+    payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+  });
+}
+
+describe('Idempotency-Key on POST /api/sales', () => {
+  let gw: Gateway;
+  let current = T0;
+  before(async () => { gw = await startGateway({ clock: { now: () => current } }); });
+  after(async () => { await gw.close(); });
+
+  const countFor = async (seller: SellerKeys) =>
+    Number((await gw.ctx.db.query<{ n: string }>('SELECT count(*)::text AS n FROM transactions WHERE seller_id = $1', [seller.id])).rows[0]!.n);
+
+  test('same key, same body (keys reordered): the first answer again, byte for byte, marked replayed; one sale', async () => {
+    current = T0;
+    const seller = await gw.createSeller();
+    const body = pixBody();
+    const text = JSON.stringify(body);
+    const otherText = JSON.stringify(reordered(body));
+    assert.notEqual(text, otherText);
+    const first = await post(gw.app, seller, text, 'order-1');
+    assert.equal(first.statusCode, 201, first.body);
+    assert.equal(first.headers['idempotent-replayed'], undefined);
+    for (const payload of [otherText, text, otherText]) {
+      const again = await post(gw.app, seller, payload, 'order-1');
+      assert.equal(again.statusCode, 201);
+      assert.equal(again.body, first.body);
+      assert.equal(again.headers['idempotent-replayed'], 'true');
+      assert.match(again.headers['content-type'] as string, /^application\/json/);
+    }
+    assert.equal(await countFor(seller), 1);
+    // The first answer is replayed even after the sale moved on.
+    const id = first.json().sale.id;
+    assert.equal((await gw.app.inject({ method: 'POST', url: `/admin/transactions/${id}/events`, headers: adminHeaders, payload: { event: 'PAYMENT_CONFIRMED' } })).statusCode, 200);
+    const later = await post(gw.app, seller, text, 'order-1');
+    assert.equal(later.body, first.body);
+    assert.equal(later.json().sale.status, 'PENDENTE');
+    // No key, no idempotency: the same body creates another sale.
+    assert.equal((await post(gw.app, seller, text)).statusCode, 201);
+    assert.equal(await countFor(seller), 2);
+  });
+
+  test('same key, different body: 422 IDEMPOTENCY_KEY_REUSED and nothing created; the key still replays its own answer', async () => {
+    current = T0;
+    const seller = await gw.createSeller();
+    const first = await post(gw.app, seller, pixBody(), 'order-2');
+    assert.equal(first.statusCode, 201);
+    for (const changed of [pixBody(15001), { ...pixBody(), postbackUrl: 'https://seller.example/other' }, { ...pixBody(), extra: 1 }]) {
+      const res = await post(gw.app, seller, changed, 'order-2');
+      assert.equal(res.statusCode, 422, res.body);
+      assert.deepEqual(Object.keys(res.json()), ['message', 'errorType']);
+      assert.equal(res.json().errorType, 'IDEMPOTENCY_KEY_REUSED');
+    }
+    assert.equal(await countFor(seller), 1);
+    assert.equal((await post(gw.app, seller, pixBody(), 'order-2')).body, first.body);
+  });
+
+  test('a 400 answer is stored and replayed; the corrected body under that key is a different request', async () => {
+    current = T0;
+    const seller = await gw.createSeller();
+    const bad = { ...pixBody(), amount: '15000' };
+    const first = await post(gw.app, seller, bad, 'order-3');
+    assert.equal(first.statusCode, 400);
+    assert.equal(first.json().errorType, 'VALIDATION_ERROR');
+    const again = await post(gw.app, seller, bad, 'order-3');
+    assert.equal(again.statusCode, 400);
+    assert.equal(again.body, first.body);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    const stored = (await gw.ctx.db.query<{ response_status: number }>(
+      'SELECT response_status FROM idempotency_keys WHERE seller_id = $1 AND endpoint = $2 AND key = $3', [seller.id, ENDPOINT, 'order-3'])).rows;
+    assert.deepEqual(stored.map((r) => r.response_status), [400]);
+    assert.equal((await post(gw.app, seller, pixBody(), 'order-3')).statusCode, 422);
+    assert.equal(await countFor(seller), 0);
+    assert.equal((await post(gw.app, seller, pixBody(), 'order-3b')).statusCode, 201);
+  });
+
+  test('keys are per seller: B using A\'s key creates its own sale', async () => {
+    current = T0;
+    const a = await gw.createSeller({ name: 'A', email: 'a@example.com' });
+    const b = await gw.createSeller({ name: 'B', email: 'b@example.com' });
+    const fromA = await post(gw.app, a, pixBody(), 'shared-key');
+    const fromB = await post(gw.app, b, pixBody(), 'shared-key');
+    assert.equal(fromA.statusCode, 201);
+    assert.equal(fromB.statusCode, 201);
+    assert.equal(fromB.headers['idempotent-replayed'], undefined);
+    assert.notEqual(fromB.json().sale.id, fromA.json().sale.id);
+    // and a different body from B under the same key is not A's business
+    assert.equal((await post(gw.app, b, pixBody(), 'shared-key')).body, fromB.body);
+    assert.equal(await countFor(a), 1);
+    assert.equal(await countFor(b), 1);
+    const read = await gw.app.inject({ method: 'GET', url: `/api/transactions/${fromB.json().sale.id}`, headers: b.headers });
+    assert.equal(read.statusCode, 200);
+    // bad keys are refused before any replay
+    const wrongKeys = await post(gw.app, { ...a, headers: { ...a.headers, 'x-api-private-key': 'sk_wrong' } }, pixBody(), 'shared-key');
+    assert.equal(wrongKeys.statusCode, 401);
+  });
+
+  test('keys are per endpoint: a sale\'s key used on POST /api/public/cashout is a new request there', async () => {
+    current = T0;
+    const seller = await gw.createSeller();
+    assert.equal((await post(gw.app, seller, pixBody(), 'both-endpoints')).statusCode, 201);
+    const cashout = await gw.app.inject({
+      method: 'POST', url: '/api/public/cashout', headers: { ...seller.headers, 'idempotency-key': 'both-endpoints' },
+      payload: { amount: 150, pixKey: '52998224725', pixKeyType: 'CPF' },
+    });
+    // The seller has no balance yet: the cashout is judged on its own, not refused as a reused key.
+    assert.equal(cashout.statusCode, 422, cashout.body);
+    assert.equal(cashout.json().errorType, 'INSUFFICIENT_BALANCE');
+    assert.equal(cashout.headers['idempotent-replayed'], undefined);
+    const endpoints = (await gw.ctx.db.query<{ endpoint: string }>(
+      'SELECT endpoint FROM idempotency_keys WHERE seller_id = $1 AND key = $2 ORDER BY endpoint', [seller.id, 'both-endpoints'])).rows.map((r) => r.endpoint);
+    assert.deepEqual(endpoints, ['POST /api/public/cashout', ENDPOINT]);
+    assert.equal((await post(gw.app, seller, pixBody(), 'both-endpoints')).headers['idempotent-replayed'], 'true');
+  });
+
+  test('a key of 256 characters (or an empty one) is 400 naming Idempotency-Key; 255 is accepted', async () => {
+    current = T0;
+    const seller = await gw.createSeller();
+    const empty = await post(gw.app, seller, pixBody(), '');
+    assert.equal(empty.statusCode, 400);
+    assert.deepEqual(empty.json().details.map((d: { field: string }) => d.field), ['Idempotency-Key']);
+    const res = await post(gw.app, seller, pixBody(), 'k'.repeat(256));
+    assert.equal(res.statusCode, 400);
+    assert.equal(res.json().errorType, 'VALIDATION_ERROR');
+    assert.deepEqual(res.json().details.map((d: { field: string }) => d.field), ['Idempotency-Key']);
+    assert.equal(await countFor(seller), 0);
+    const ok = await post(gw.app, seller, pixBody(), 'k'.repeat(255));
+    assert.equal(ok.statusCode, 201);
+    assert.equal((await post(gw.app, seller, pixBody(), 'k'.repeat(255))).headers['idempotent-replayed'], 'true');
+    assert.equal(await countFor(seller), 1);
+  });
+
+  test('a key held by a request still running: 409 IDEMPOTENCY_KEY_IN_USE (same body), 422 (other body); taken over once its lock lapses', async () => {
+    current = T0;
+    const seller = await gw.createSeller();
+    const body = pixBody();
+    const hash = createHash('sha256').update(canonicalJson(body)).digest('hex');
+    await gw.ctx.db.query(
+      `INSERT INTO idempotency_keys (seller_id, endpoint, key, request_hash, response_status, response_body, locked_until, expires_at)
+       VALUES ($1, $2, 'k1', $3, NULL, NULL, $4, $5)`,
+      [seller.id, ENDPOINT, hash, new Date(T0.getTime() + 60_000), new Date(T0.getTime() + 86_400_000)]);
+    for (const payload of [JSON.stringify(body), JSON.stringify(reordered(body))]) {
+      const res = await post(gw.app, seller, payload, 'k1');
+      assert.equal(res.statusCode, 409, res.body);
+      assert.deepEqual(Object.keys(res.json()), ['message', 'errorType']);
+      assert.equal(res.json().errorType, 'IDEMPOTENCY_KEY_IN_USE');
+    }
+    const other = await post(gw.app, seller, pixBody(20000), 'k1');
+    assert.equal(other.statusCode, 422);
+    assert.equal(other.json().errorType, 'IDEMPOTENCY_KEY_REUSED');
+    assert.equal(await countFor(seller), 0);
+    // The holder is taken as crashed once locked_until has passed: the same request may go ahead.
+    current = new Date(T0.getTime() + 60_000);
+    const taken = await post(gw.app, seller, body, 'k1');
+    assert.equal(taken.statusCode, 201, taken.body);
+    assert.equal(taken.headers['idempotent-replayed'], undefined);
+    assert.equal((await post(gw.app, seller, body, 'k1')).body, taken.body);
+    assert.equal(await countFor(seller), 1);
+    current = T0;
+  });
+
+  test(`two identical requests at once${onPostgres ? ' from two processes' : ''}: one sale; the other is 409 IN_USE or the replay`, async () => {
+    current = T0;
+    const seller = await gw.createSeller();
+    const second = onPostgres ? (await gw.peer()).app : gw.app;
+    const rounds = 10;
+    for (let i = 0; i < rounds; i++) {
+      const key = `race-${i}`;
+      const [x, y] = await Promise.all([post(gw.app, seller, pixBody(), key), post(second, seller, pixBody(), key)]);
+      const fresh = [x, y].filter((r) => r.statusCode === 201 && r.headers['idempotent-replayed'] === undefined);
+      assert.equal(fresh.length, 1, `${x.statusCode} ${y.statusCode}`);
+      const rest = [x, y].find((r) => r !== fresh[0])!;
+      if (rest.statusCode === 409) assert.equal(rest.json().errorType, 'IDEMPOTENCY_KEY_IN_USE');
+      else {
+        assert.equal(rest.statusCode, 201);
+        assert.equal(rest.headers['idempotent-replayed'], 'true');
+        assert.equal(rest.body, fresh[0]!.body);
+      }
+      // once finished, the key replays
+      assert.equal((await post(second, seller, pixBody(), key)).body, fresh[0]!.body);
+    }
+    assert.equal(await countFor(seller), rounds);
+  });
+
+  test('kept 24 h: replayed at 24 h − 1 s, a new sale at 24 h + 1 s', async () => {
+    current = T0;
+    const seller = await gw.createSeller();
+    const first = await post(gw.app, seller, pixBody(), 'daily');
+    assert.equal(first.statusCode, 201);
+    current = new Date(T0.getTime() + 86_400_000 - 1000);
+    const replay = await post(gw.app, seller, pixBody(), 'daily');
+    assert.equal(replay.headers['idempotent-replayed'], 'true');
+    assert.equal(replay.body, first.body);
+    // a different body is still refused while the key is kept
+    assert.equal((await post(gw.app, seller, pixBody(20000), 'daily')).statusCode, 422);
+    current = new Date(T0.getTime() + 86_400_000 + 1000);
+    const fresh = await post(gw.app, seller, pixBody(), 'daily');
+    assert.equal(fresh.statusCode, 201);
+    assert.equal(fresh.headers['idempotent-replayed'], undefined);
+    assert.notEqual(fresh.json().sale.id, first.json().sale.id);
+    assert.equal(fresh.json().sale.createdAt, current.toISOString());
+    assert.equal(await countFor(seller), 2);
+    // the key now holds the new answer
+    assert.equal((await post(gw.app, seller, pixBody(), 'daily')).body, fresh.body);
+    // and an expired key may also carry a different body
+    current = new Date(T0.getTime() + 3 * 86_400_000);
+    assert.equal((await post(gw.app, seller, pixBody(20000), 'daily')).statusCode, 201);
+    current = T0;
+  });
+
+  test('a deeply nested body with an Idempotency-Key is a 400, not a 500', {
+    todo: 'src bug: canonicalJson (src/domain/canonical-json.ts) recurses once per nesting level; ~5000 levels (10 KB) overflow the stack → 500',
+  }, async () => {
+    current = T0;
+    const seller = await gw.createSeller();
+    const deep = `${'['.repeat(5000)}1${']'.repeat(5000)}`;
+    const payload = JSON.stringify({ ...pixBody(), amount: 'x' }).replace('"x"', deep);
+    const withoutKey = await post(gw.app, seller, payload);
+    assert.equal(withoutKey.statusCode, 400);
+    const withKey = await post(gw.app, seller, payload, 'deep-1');
+    assert.equal(withKey.statusCode, 400, withKey.body);
+  });
+});
