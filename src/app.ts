@@ -5,7 +5,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { DestinationStream } from 'pino';
 import type { AppContext } from './context.ts';
-import { errorBody } from './domain/errors.ts';
+import { ApiError, errorBody } from './domain/errors.ts';
 import { handleError } from './http/errors.ts';
 import { operatorAuth, sellerAuth } from './http/auth.ts';
 import { registerMetrics } from './http/metrics.ts';
@@ -28,6 +28,23 @@ export const log_redact_paths = [
   'headers.authorization', 'headers["x-api-private-key"]',
   'card', '*.card', '*.*.card', 'cvv', '*.cvv', 'cardNumber', '*.cardNumber',
 ];
+
+/** The dotted path of the first string (value or key) holding U+0000, or null. Iterative: no depth overflows it. */
+function nulField(value: unknown): string | null {
+  const stack: [unknown, string][] = [[value, '']];
+  while (stack.length > 0) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === 'string') { if (v.includes('\0')) return path || 'body'; }
+    else if (v !== null && typeof v === 'object') {
+      for (const [k, child] of Object.entries(v)) {
+        const childPath = path ? `${path}.${k}` : k;
+        if (k.includes('\0')) return childPath;
+        stack.push([child, childPath]);
+      }
+    }
+  }
+  return null;
+}
 
 export interface AppOptions { logStream?: DestinationStream }
 
@@ -61,6 +78,19 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
   });
   // Only JSON bodies: text/plain would otherwise reach validation as a string.
   app.removeContentTypeParser('text/plain');
+  // PostgreSQL text cannot hold U+0000: refuse it at the door, for every field at once, as a 400.
+  const jsonParser = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    jsonParser(request, body as string, (err, parsed) => {
+      const field = !err && (body as string).includes('\\u0000') ? nulField(parsed) : null;
+      if (field) {
+        done(new ApiError('VALIDATION_ERROR', `Invalid ${field}: must not contain a NUL character (\\u0000)`, [{ field, message: 'must not contain a NUL character (\\u0000)' }]), undefined);
+        return;
+      }
+      done(err, parsed);
+    });
+  });
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => {
     const { status, body } = errorBody('NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`);

@@ -52,6 +52,16 @@ function parseInt8(value: string): number {
   return n;
 }
 
+const statement_names = new Map<string, string>();
+function statementName(sql: string): string {
+  let name = statement_names.get(sql);
+  if (!name) {
+    name = `s${statement_names.size + 1}`;
+    statement_names.set(sql, name);
+  }
+  return name;
+}
+
 function openPostgres(url: string, poolSize: number): Db {
   const types = {
     getTypeParser: (oid: number, format?: 'text' | 'binary') =>
@@ -61,7 +71,11 @@ function openPostgres(url: string, poolSize: number): Db {
   // An idle client that loses its connection must not crash the process.
   pool.on('error', () => {});
   const run = async <T>(c: pg.Pool | pg.PoolClient, sql: string, params?: unknown[]) => {
-    const r = await c.query(sql, params as unknown[]);
+    // Parameterized statements are prepared once per connection: the big CTE statements of the
+    // ledger and sale paths are then parsed and planned once, not on every call.
+    const r = params && params.length > 0
+      ? await c.query({ name: statementName(sql), text: sql, values: params as unknown[] })
+      : await c.query(sql);
     return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
   };
   return {

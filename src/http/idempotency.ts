@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Db, Queryable } from '../db/db.ts';
-import { canonicalJson } from '../domain/canonical-json.ts';
+import { canonicalJson, TooDeepError } from '../domain/canonical-json.ts';
 import { ApiError, errorBody, validationError } from '../domain/errors.ts';
 
 const key_max_length = 255;
@@ -23,7 +23,7 @@ export async function idempotent(req: IdempotentRequest, run: (q: Queryable) => 
   if (req.key.length === 0 || req.key.length > key_max_length) {
     throw validationError([{ field: 'Idempotency-Key', message: `must be 1 to ${key_max_length} characters` }]);
   }
-  const hash = createHash('sha256').update(canonicalJson(req.body)).digest('hex');
+  const hash = createHash('sha256').update(canonicalBody(req.body)).digest('hex');
   const previous = await claim(req, hash);
   if (previous) return previous;
   try {
@@ -39,6 +39,15 @@ export async function idempotent(req: IdempotentRequest, run: (q: Queryable) => 
     } else {
       await release(req);
     }
+    throw error;
+  }
+}
+
+function canonicalBody(body: unknown): string {
+  try {
+    return canonicalJson(body);
+  } catch (error) {
+    if (error instanceof TooDeepError) throw validationError([{ field: 'body', message: error.message }]);
     throw error;
   }
 }

@@ -51,4 +51,14 @@ const linesMatchPostingSeller: LedgerCheck = async (q) => tagged('line_seller', 
   WHERE l.seller_id IS NOT NULL AND l.seller_id <> p.seller_id
   LIMIT ${max_mismatches_per_check}`)).rows);
 
-const core_checks: LedgerCheck[] = [unbalancedPostings, sellerBalances, linesMatchPostingSeller];
+// CONTRACT §5: money returned to the payer equals money received, for every ESTORNADO sale.
+const refundedSalesNetZero: LedgerCheck = async (q) => tagged('refunded_customer_funds', (await q.query(`
+  SELECT t.id AS "transactionId", coalesce(sum(l.amount), 0)::bigint AS "customerFunds"
+  FROM transactions t
+  LEFT JOIN postings p ON p.transaction_id = t.id
+  LEFT JOIN journal_lines l ON l.posting_id = p.id AND l.account = 'customer_funds'
+  WHERE t.status = 'ESTORNADO'
+  GROUP BY t.id HAVING coalesce(sum(l.amount), 0) <> 0
+  LIMIT ${max_mismatches_per_check}`)).rows);
+
+const core_checks: LedgerCheck[] = [unbalancedPostings, sellerBalances, linesMatchPostingSeller, refundedSalesNetZero];

@@ -511,7 +511,6 @@ describe('money postings: ledger verification covers every §5 invariant', () =>
   after(async () => { await gw.close(); });
 
   test('verify reports an ESTORNADO sale whose customer_funds does not net to zero', {
-    todo: 'src/ledger/verify.ts has no check for CONTRACT §5 "for every ESTORNADO sale, customer_funds nets to zero" (core_checks: posting_balanced, seller_balance, line_seller only)',
   }, async () => {
     const seller = await gw.createSeller();
     const res = await gw.app.inject({ method: 'POST', url: '/api/sales', headers: seller.headers, payload: saleBody('PIX', 15000) });

@@ -652,7 +652,6 @@ describe('POST /api/sales validation', () => {
   });
 
   test('a NUL character in a stored text field is a 400, not a 500', {
-    todo: 'src bug: src/domain/sale-request.ts readText/readShippingObject accept U+0000, which PostgreSQL text/jsonb refuse → 500',
   }, async () => {
     const before = await countTransactions(gw);
     const bodies: [string, Json][] = [
