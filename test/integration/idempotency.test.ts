@@ -243,8 +243,7 @@ describe('Idempotency-Key on POST /api/sales', () => {
     current = T0;
   });
 
-  test('a deeply nested body with an Idempotency-Key is a 400, not a 500', {
-  }, async () => {
+  test('a deeply nested body with an Idempotency-Key is a 400, not a 500', async () => {
     current = T0;
     const seller = await gw.createSeller();
     const deep = `${'['.repeat(5000)}1${']'.repeat(5000)}`;

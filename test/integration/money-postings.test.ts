@@ -16,7 +16,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { adminHeaders, startGateway, type Gateway, type SellerKeys } from '../helpers/gateway.ts';
-import { reserveReleaseJob } from '../../src/transactions/jobs.ts';
+import { expiryJob, reserveReleaseJob } from '../../src/transactions/jobs.ts';
 import { saleBody } from '../helpers/money-model.ts';
 import { post } from '../../src/ledger/postings.ts';
 
@@ -477,6 +477,41 @@ describe('money postings: CONTRACT §5 posting table through the API', () => {
     await assertVerifyOk();
   });
 
+  test('expiry by the scheduler moves no money, and a payment reported afterwards is refused', async () => {
+    const seller = await gw.createSeller();
+    const pixRes = await inject('POST', '/api/sales', seller.headers, { ...saleBody('PIX', 15000), pix: { expiresInSeconds: 3600 } });
+    assert.equal(pixRes.statusCode, 201, pixRes.body);
+    const pix = pixRes.json().sale.id as number;
+    const boleto = await createSale(seller, 'BOLETO', 5000); // due today + 3 days (São Paulo)
+    const runExpiry = async () => { for (let i = 0; i < 100; i++) if ((await expiryJob.run(gw.ctx)) === 0) return; };
+
+    current = new Date(current.getTime() + 3600_000 - 1);
+    await runExpiry();
+    assert.equal((await readTransaction(seller, pix)).status, 'PENDENTE', 'not expired 1 ms early');
+    current = new Date(current.getTime() + 2);
+    await runExpiry();
+    assert.equal((await readTransaction(seller, pix)).status, 'CANCELADO', 'expired 1 ms after expiresAt');
+
+    current = new Date(current.getTime() + 6 * DAY_MS); // the due date + 3 days: still payable
+    await runExpiry();
+    assert.equal((await readTransaction(seller, boleto)).status, 'PENDENTE');
+    current = new Date(current.getTime() + DAY_MS);
+    await runExpiry();
+    assert.equal((await readTransaction(seller, boleto)).status, 'CANCELADO');
+
+    for (const id of [pix, boleto]) {
+      const late = await event(id, 'PAYMENT_CONFIRMED');
+      assert.equal(late.statusCode, 409, late.body);
+      assert.equal(late.json().errorType, 'INVALID_TRANSITION');
+      const read = await readTransaction(seller, id);
+      assert.deepEqual([read.systemFee, read.netAmount, read.completedAt], [null, null, null]);
+    }
+    assert.deepEqual(await figures(seller), [0, 0, 0]);
+    const lines = await gw.ctx.db.query('SELECT 1 FROM postings WHERE transaction_id = ANY($1::bigint[])', [[pix, boleto]]);
+    assert.equal(lines.rows.length, 0, 'no posting for sales that were never paid');
+    await assertVerifyOk();
+  });
+
   test('illegal moves are 409 INVALID_TRANSITION and move no money; repeating the last event is 200 and moves nothing', async () => {
     const seller = await gw.createSeller();
     const pix = await createSale(seller, 'PIX', 15000);
@@ -525,6 +560,8 @@ describe('money postings: ledger verification covers every §5 invariant', () =>
       lines: [{ account: 'customer_funds', amount: -1 }, { account: 'fee_revenue', amount: 1 }] }));
     const report = await verify();
     assert.equal(report.ok, false);
-    assert.ok(report.mismatches.length >= 1);
+    const mine = report.mismatches.filter((m: { transactionId?: unknown }) => Number(m.transactionId) === id);
+    assert.equal(mine.length, 1, JSON.stringify(report.mismatches));
+    assert.equal(Number(mine[0].customerFunds), -1);
   });
 });

@@ -651,8 +651,7 @@ describe('POST /api/sales validation', () => {
     assert.equal(huge.statusCode, 413);
   });
 
-  test('a NUL character in a stored text field is a 400, not a 500', {
-  }, async () => {
+  test('a NUL character in a stored text field is a 400, not a 500', async () => {
     const before = await countTransactions(gw);
     const bodies: [string, Json][] = [
       ['customer.name', { ...pixExample(), customer: { name: 'Maria\u0000Silva', email: 'maria@example.com' } }],
