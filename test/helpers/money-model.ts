@@ -6,9 +6,8 @@
  * Nothing here imports from src/ on purpose: a bug shared by the code and its test is a bug no test
  * finds. Everything is integer cents and basis points.
  *
- * Extension point: cashouts (CONTRACT §5 rows "cashout created / COMPLETED / REJECTED or CANCELLED",
- * §6 cashout events) are modelled at the end of the class; they are not exercised by the property
- * test yet.
+ * Cashouts (CONTRACT §5 rows "cashout created / COMPLETED / REJECTED or CANCELLED", §6 cashout
+ * events, §8 fees) are modelled at the end of the class.
  */
 
 export type Method = 'PIX' | 'CREDIT_CARD' | 'DEBIT_CARD' | 'BOLETO';
@@ -307,7 +306,7 @@ export class MoneyModel {
     return this.sale(saleId).customerFunds;
   }
 
-  // ---- cashouts (CONTRACT §5 rows, §6 cashout events, §8 fees); not exercised yet ----
+  // ---- cashouts (CONTRACT §5 rows, §6 cashout events, §8 fees) ----
 
   cashoutFees(sellerId: number, amount: number): { fixed: number; variable: number; total: number; net: number } {
     const c = this.scheduleOf(sellerId).cashout;

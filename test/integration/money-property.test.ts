@@ -60,8 +60,8 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('event' as const), sale: saleRefArb, mode: fc.constantFrom('any' as const, 'legal' as const, 'money' as const, 'money' as const), pick: fc.nat() }), weight: 10 },
   { arbitrary: fc.record({ kind: fc.constant('sellerSchedule' as const), seller: sellerArb, patch: fc.option(patchArb, { freq: 6 }) }), weight: 1 },
   { arbitrary: fc.record({ kind: fc.constant('platformSchedule' as const), patch: patchArb }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('cashout' as const), seller: sellerArb, percent: fc.integer({ min: 1, max: 130 }) }), weight: 3 },
-  { arbitrary: fc.record({ kind: fc.constant('cashoutEvent' as const), cashout: saleRefArb, event: fc.constantFrom<CashoutEvent>('PROCESSING', 'COMPLETED', 'REJECTED', 'CANCELLED') }), weight: 4 },
+  { arbitrary: fc.record({ kind: fc.constant('cashout' as const), seller: sellerArb, percent: fc.integer({ min: 1, max: 130 }) }), weight: 2 },
+  { arbitrary: fc.record({ kind: fc.constant('cashoutEvent' as const), cashout: saleRefArb, event: fc.constantFrom<CashoutEvent>('PROCESSING', 'COMPLETED', 'REJECTED', 'CANCELLED') }), weight: 2 },
   { arbitrary: fc.record({ kind: fc.constant('tick' as const), ms: fc.oneof(fc.integer({ min: 0, max: 45 }).map((d) => d * DAY_MS), fc.integer({ min: 0, max: 45 * DAY_MS })) }), weight: 2 },
 );
 
