@@ -4,7 +4,7 @@ import { ApiError } from '../domain/errors.ts';
 import { CASHOUT_EVENTS } from '../domain/cashout-states.ts';
 import { parseCashoutRequest } from '../domain/cashout-request.ts';
 import { PIX_KEY_TYPES } from '../domain/pix-keys.ts';
-import { idempotent } from '../http/idempotency.ts';
+import { idempotent, sendAnswer } from '../http/idempotency.ts';
 import { parsePathId } from '../http/ids.ts';
 import { errorResponses, operatorSecurity, PathId, sellerSecurity, StringEnum, type Router } from '../http/router.ts';
 import { findCashout } from './cashouts-repo.ts';
@@ -39,8 +39,7 @@ export async function cashoutRoutes(app: Router, ctx: AppContext): Promise<void>
         if (!parsed.ok) throw new ApiError(parsed.refusal.code, parsed.refusal.message, parsed.refusal.details);
         return { status: 201, body: cashoutView(await createCashout(q, request.sellerId, parsed.value, now)) };
       });
-    if (answer.replayed) void reply.header('idempotent-replayed', 'true').serializer((s: unknown) => s as string);
-    return reply.status(answer.status as 201).type('application/json').send(answer.body as never);
+    return sendAnswer(reply, answer);
   });
 
   app.get('/api/public/cashout/:id', {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { FastifyReply } from 'fastify';
 import type { Db, Queryable } from '../db/db.ts';
 import { canonicalJson, TooDeepError } from '../domain/canonical-json.ts';
 import { ApiError, errorBody, validationError } from '../domain/errors.ts';
@@ -81,4 +82,10 @@ async function store(q: Queryable, req: IdempotentRequest, answer: { status: num
 async function release(req: IdempotentRequest): Promise<void> {
   await req.db.query('DELETE FROM idempotency_keys WHERE seller_id = $1 AND endpoint = $2 AND key = $3 AND response_status IS NULL',
     [req.sellerId, req.endpoint, req.key]).catch(() => {});
+}
+
+/** Sends an idempotent answer: a replay goes out as the exact text first sent, marked as such. */
+export function sendAnswer(reply: FastifyReply, answer: StoredResponse) {
+  if (answer.replayed) void reply.header('idempotent-replayed', 'true').serializer((s: unknown) => s as string);
+  return reply.status(answer.status).type('application/json').send(answer.body);
 }

@@ -2,9 +2,8 @@ import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
 import { validationError } from '../domain/errors.ts';
 import { validateSaleRequest } from '../domain/sale-request.ts';
-import { idempotent } from '../http/idempotency.ts';
-import { errorResponses, sellerSecurity, type Router } from '../http/router.ts';
-import { StringEnum } from '../http/router.ts';
+import { idempotent, sendAnswer } from '../http/idempotency.ts';
+import { StringEnum, errorResponses, sellerSecurity, type Router } from '../http/router.ts';
 import { createSale } from './create-sale.ts';
 import { notificationUrlProblem } from '../notifications/routes.ts';
 import { SaleCreated, saleCreatedView } from './sale-view.ts';
@@ -45,7 +44,6 @@ export async function saleRoutes(app: Router, ctx: AppContext): Promise<void> {
         const created = await createSale(q, ctx, request.sellerId, parsed.sale, now);
         return { status: 201, body: saleCreatedView(created) };
       });
-    if (answer.replayed) void reply.header('idempotent-replayed', 'true').serializer((s: unknown) => s as string);
-    return reply.status(answer.status as 201).type('application/json').send(answer.body as never);
+    return sendAnswer(reply, answer);
   });
 }

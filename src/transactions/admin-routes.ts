@@ -2,8 +2,7 @@ import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
 import { TRANSACTION_EVENTS } from '../domain/transaction-states.ts';
 import { parsePathId } from '../http/ids.ts';
-import { errorResponses, operatorSecurity, PathId, type Router } from '../http/router.ts';
-import { StringEnum } from '../http/router.ts';
+import { PathId, StringEnum, errorResponses, operatorSecurity, type Router } from '../http/router.ts';
 import { applyEvent } from './routes.ts';
 import { Transaction } from './transaction-view.ts';
 

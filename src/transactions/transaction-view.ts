@@ -1,6 +1,5 @@
 import { Type } from 'typebox';
-import { iso } from '../http/router.ts';
-import { StringEnum } from '../http/router.ts';
+import { StringEnum, iso } from '../http/router.ts';
 import { PAYMENT_METHODS, TRANSACTION_STATUSES } from '../domain/transaction-states.ts';
 import type { ItemRow, TransactionRow } from './transactions-repo.ts';
 import type { ShippingInput } from '../domain/sale-request.ts';
