@@ -89,6 +89,8 @@ async function salesVsBare(s: Server, seller: Seller) {
 }
 
 async function payVsBare(s: Server, seller: Seller) {
+  // A webhook, so each payment writes its outbox row as the bare SQL does (workers are off by now).
+  await s.call({ cmd: 'webhook', sellerId: seller.id, url: 'http://127.0.0.1:9/hook' });
   const ids = await s.call<number[]>({ cmd: 'pendingSales', sellerId: seller.id, n: 40_000 });
   let next = 0;
   const api = await load(`${s.gateway}/admin/transactions/1/events`, {
@@ -153,14 +155,14 @@ async function delivery(s: Server, seller: Seller) {
 async function scenario(label: string, databaseUrl: string | undefined) {
   const s = await startServer(databaseUrl);
   try {
-    const [main, hot, delivery_seller] = await s.call<Seller[]>({ cmd: 'sellers', n: 3, fundCents: 1_000_000_000 });
+    const [main, hot, delivery_seller, payer] = await s.call<Seller[]>({ cmd: 'sellers', n: 4, fundCents: 1_000_000_000 });
     const spread = await s.call<Seller[]>({ cmd: 'sellers', n: 100, fundCents: 100_000_000 });
     console.log(`\n[${label}] ${connections} connections, ${duration_s} s per figure`);
     await balanceVsBare(s, main!);
     await salesVsBare(s, main!);
-    await payVsBare(s, main!);
-    await cashoutsVsBare(s, hot!, spread);
     await delivery(s, delivery_seller!);
+    await payVsBare(s, payer!);
+    await cashoutsVsBare(s, hot!, spread);
   } finally {
     await stopServer(s);
   }

@@ -56,14 +56,14 @@ async function handle(m: Command): Promise<unknown> {
     case 'payAll': {
       const queue = [...m.ids];
       await Promise.all(Array.from({ length: m.concurrency }, async () => {
-        for (let id = queue.pop(); id !== undefined; id = queue.pop()) await ctx.db.tx((q) => moveTransaction(q, id!, 'PAYMENT_CONFIRMED', new Date()));
+        for (let id = queue.pop(); id !== undefined; id = queue.pop()) await moveTransaction(ctx.db, id!, 'PAYMENT_CONFIRMED', new Date());
       }));
       return m.ids.length;
     }
     case 'payTimed': {
       const commits: Record<number, number> = {};
       for (const id of m.ids) {
-        await ctx.db.tx((q) => moveTransaction(q, id, 'PAYMENT_CONFIRMED', new Date()));
+        await moveTransaction(ctx.db, id, 'PAYMENT_CONFIRMED', new Date());
         commits[id] = now();
         await new Promise((r) => setTimeout(r, m.gapMs));
       }

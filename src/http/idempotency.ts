@@ -12,7 +12,15 @@ const lock_ms = 60 * 1000;
 /** A replayed body is the exact JSON text first sent (key order included). */
 export interface StoredResponse { status: number; body: unknown; replayed: boolean }
 
-export interface IdempotentRequest { db: Db; sellerId: number; endpoint: string; key: string | undefined; body: unknown; now: Date }
+export interface IdempotentRequest {
+  db: Db; sellerId: number; endpoint: string; key: string | undefined; body: unknown; now: Date;
+  /**
+   * `run` writes with a single statement, which is atomic on its own: without a key it then runs
+   * outside BEGIN/COMMIT, two round trips fewer. With a key it always shares a transaction with
+   * the stored answer.
+   */
+  singleStatement?: boolean;
+}
 
 /**
  * Runs `run` once per (seller, endpoint, key) within 24 h (CONTRACT §3). The answer is stored in
@@ -20,7 +28,7 @@ export interface IdempotentRequest { db: Db; sellerId: number; endpoint: string;
  * created without its stored answer; 4xx refusals are stored too, 5xx never.
  */
 export async function idempotent(req: IdempotentRequest, run: (q: Queryable) => Promise<{ status: number; body: unknown }>): Promise<StoredResponse> {
-  if (req.key === undefined) return { ...(await req.db.tx(run)), replayed: false };
+  if (req.key === undefined) return { ...(await (req.singleStatement ? run(req.db) : req.db.tx(run))), replayed: false };
   if (req.key.length === 0 || req.key.length > key_max_length) {
     throw validationError([{ field: 'Idempotency-Key', message: `must be 1 to ${key_max_length} characters` }]);
   }

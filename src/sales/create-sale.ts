@@ -41,7 +41,10 @@ const insert_sql = `
   )
   SELECT t.*, (SELECT json_agg(i ORDER BY i.id) FROM i) AS items_json FROM t`;
 
-/** Creates a sale (status PENDENTE) in the caller's database transaction. */
+/**
+ * Creates a sale (status PENDENTE). Its only write is one statement (the sale route relies on it
+ * to run outside a transaction); the boleto's id draw before it writes nothing.
+ */
 export async function createSale(q: Queryable, deps: SaleDeps, sellerId: number, sale: SaleRequest, now: Date): Promise<CreatedSale> {
   const m = await methodFields(q, deps, sale, now);
   const r = await q.query<TransactionRow & { items_json: ItemRow[] }>(insert_sql, [

@@ -1,8 +1,6 @@
 import type { Queryable } from '../db/db.ts';
-import { moneyEffectOf, type MoneyEffect, type MoneyUpdate, type SaleMoney } from '../domain/transaction-postings.ts';
-import { postingKind } from '../domain/transaction-states.ts';
+import type { MoneyEffect, MoneyUpdate, SaleMoney } from '../domain/transaction-postings.ts';
 import { post } from '../ledger/postings.ts';
-import type { TransitionEffect } from './effects.ts';
 import type { TransactionRow } from './transactions-repo.ts';
 
 export function saleMoney(row: TransactionRow): SaleMoney {
@@ -13,12 +11,19 @@ export function saleMoney(row: TransactionRow): SaleMoney {
   };
 }
 
-const update_columns: Record<keyof MoneyUpdate, string> = {
+const update_columns = {
   systemFee: 'system_fee', reserveAmount: 'reserve_amount', netAmount: 'net_amount',
   reserveHeld: 'reserve_held', reserveReleaseAt: 'reserve_release_at',
-};
+} as const satisfies Record<keyof MoneyUpdate, keyof TransactionRow>;
 
-/** Writes an effect's postings and the sale's new money state; returns the updated row. */
+/** The row with a money effect's update applied (in memory). */
+export function withMoneyUpdate(row: TransactionRow, update: MoneyUpdate): TransactionRow {
+  const after = { ...row };
+  for (const key of Object.keys(update) as (keyof MoneyUpdate)[]) (after[update_columns[key]] as unknown) = update[key];
+  return after;
+}
+
+/** Writes a money effect that is not a status change (a reserve falling due); returns the updated row. */
 export async function applyMoneyEffect(q: Queryable, row: TransactionRow, effect: MoneyEffect): Promise<TransactionRow> {
   for (const posting of effect.postings) await post(q, posting);
   const keys = Object.keys(effect.update) as (keyof MoneyUpdate)[];
@@ -29,12 +34,3 @@ export async function applyMoneyEffect(q: Queryable, row: TransactionRow, effect
     [row.id, ...keys.map((k) => effect.update[k])]);
   return r.rows[0]!;
 }
-
-/** Ledger postings of a status change (CONTRACT §5), in the status change's database transaction. */
-export const ledgerEffect: TransitionEffect = async (q, move) => {
-  const kind = postingKind(move.before.status, move.after.status);
-  if (!kind) return;
-  return applyMoneyEffect(q, move.after, moneyEffectOf(kind, saleMoney(move.after), move.at));
-};
-
-

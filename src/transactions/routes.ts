@@ -32,17 +32,12 @@ async function ownTransaction(ctx: AppContext, sellerId: number, rawId: string):
 
 /** Applies an event and answers with the transaction; a refused move is 409 and changes nothing. */
 export async function applyEvent(ctx: AppContext, id: number, event: TransactionEvent, sellerId?: number) {
-  const result = await ctx.db.tx(async (q) => {
-    if (sellerId !== undefined) {
-      const row = await findTransaction(q, id);
-      if (!row) throw new ApiError('NOT_FOUND', 'Transaction not found');
-      if (row.seller_id !== sellerId) throw new ApiError('FORBIDDEN', 'This transaction belongs to another account');
-    }
-    return moveTransaction(q, id, event, ctx.clock.now());
+  const result = await moveTransaction(ctx.db, id, event, ctx.clock.now(), (row) => {
+    if (sellerId !== undefined && row.seller_id !== sellerId) throw new ApiError('FORBIDDEN', 'This transaction belongs to another account');
   });
   if (result.kind === 'not_found') throw new ApiError('NOT_FOUND', 'Transaction not found');
   if (result.kind === 'refused') throw new ApiError('INVALID_TRANSITION', `Cannot apply ${event} to a ${result.row.status} transaction: ${result.reason}`);
-  return withItems(ctx, result.row);
+  return transactionView(result.row, result.items);
 }
 
 export async function transactionRoutes(app: Router, ctx: AppContext): Promise<void> {
