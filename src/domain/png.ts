@@ -37,23 +37,31 @@ export function encodePng1Bit(modules: ModuleMatrix, opts: PngOptions = {}): Buf
   ihdr.writeUInt32BE(side, 0);
   ihdr.writeUInt32BE(side, 4);
   ihdr[8] = 1; // bit depth; bytes 9..12 stay 0: grayscale, deflate, filter 0, no interlace
-  // Level 3 deflates a QR in about 15 µs against 35 µs at the default 6, for ~18% more bytes.
-  const idat = zlib.deflateSync(scanlines(modules, side, scale, margin), { level: 3 });
+  const idat = zlib.deflateSync(scanlines(modules, side, scale, margin), { level: 1 });
   return Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', idat), IEND]);
 }
 
 /**
- * The raw image: each row is a filter byte (0 = none) then packed bits. Quiet-zone rows are all
- * white; each module row is packed once and copied `scale` times, since its pixel rows are equal.
+ * The raw image: each row is a filter byte then packed bits. A module row is packed once (filter 0,
+ * none); its `scale - 1` copies, and every quiet-zone row but the first, are filter 2 ("up": same
+ * as the row above), all zero bytes. Deflate level 1 squeezes those runs as well as level 6 would,
+ * in a fraction of the time.
  */
 function scanlines(modules: ModuleMatrix, side: number, scale: number, margin: number): Buffer {
   const stride = 1 + Math.ceil(side / 8);
-  const raw = Buffer.alloc(stride * side, 0xff);
-  for (let y = 0; y < side; y++) raw[y * stride] = 0;
+  const raw = Buffer.alloc(stride * side); // zero: filter "none" on … "up" rows get their byte below
+  raw.fill(0xff, 1, stride); // the first quiet-zone row: white
+  for (let y = 1; y < side; y++) raw[y * stride] = 2;
   for (let r = 0; r < modules.size; r++) {
     const first = (margin + r) * scale * stride;
+    raw[first] = 0;
     packRow(modules, r, margin, scale, raw, first + 1);
-    for (let k = 1; k < scale; k++) raw.copyWithin(first + k * stride, first, first + stride);
+  }
+  // The bottom quiet zone starts after a module row: its first row is white again, drawn as such.
+  const bottom = (margin + modules.size) * scale * stride;
+  if (bottom < raw.length) {
+    raw[bottom] = 0;
+    raw.fill(0xff, bottom + 1, bottom + stride);
   }
   return raw;
 }

@@ -3,12 +3,14 @@ import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
 import jsQRImport from 'jsqr';
 import QRCode from 'qrcode';
+import pngjs from 'pngjs';
 import { buildBrCode, newTxid, type BrCodeInput } from '../../src/domain/pix-brcode.ts';
 import { encodePng1Bit, tableCrc32 } from '../../src/domain/png.ts';
 import { qrMatrix, qrPngDataUri, qrSegments } from '../../src/domain/pix-qr.ts';
 
 // jsqr is CommonJS with `exports.default`: plain Node hands over the exports object, tsx the function.
 const jsQR = (typeof jsQRImport === 'function' ? jsQRImport : jsQRImport.default) as typeof jsQRImport.default;
+const { PNG } = pngjs;
 const PREFIX = 'data:image/png;base64,';
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -50,11 +52,17 @@ function decodePng(png: Buffer): Gray {
   const [width, height] = [ihdr.readUInt32BE(0), ihdr.readUInt32BE(4)];
   assert.deepEqual([...ihdr.subarray(8)], [1, 0, 0, 0, 0], 'bit depth 1, grayscale, deflate, filter 0, no interlace');
   assert.equal(chunks[2]!.data.length, 0);
+  // Scanlines may use filters 0 (none) and 2 (up); pixels come from pngjs, an independent decoder.
   const raw = zlib.inflateSync(chunks[1]!.data);
   const stride = 1 + Math.ceil(width / 8);
   assert.equal(raw.length, stride * height);
-  for (let y = 0; y < height; y++) assert.equal(raw[y * stride], 0, `row ${y} filter`);
-  const white = (x: number, y: number) => ((raw[y * stride + 1 + (x >> 3)]! >> (7 - (x & 7))) & 1) === 1;
+  for (let y = 0; y < height; y++) assert.ok([0, 2].includes(raw[y * stride]!), `row ${y} filter ${raw[y * stride]}`);
+  const { data } = PNG.sync.read(png);
+  const white = (x: number, y: number) => {
+    const v = data[(y * width + x) * 4]!;
+    assert.ok(v === 0 || v === 255, 'pure black or white');
+    return v === 255;
+  };
   return { width, height, white };
 }
 
@@ -157,6 +165,23 @@ test('qrMatrix is the symbol qrcode builds for the same segments, mask choice in
     // and never a bigger symbol than qrcode's own segmentation of the text
     assert.ok(ours.version <= QRCode.create(code, { errorCorrectionLevel: 'M' }).version);
   }
+});
+
+test('mask choice equals qrcode\'s at every line width: symbols of 21 to 117 modules', () => {
+  // Lines of 1 to 4 packed words, and sizes that fill a word exactly or leave one module over.
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 $%*+-./:abcdefghijklmnopqrstuvwxyzçã';
+  let seed = 20261121;
+  const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0);
+  const versions = new Set<number>();
+  for (let length = 1; length <= 1200; length += 1 + (length >> 3)) {
+    const text = Array.from({ length }, () => alphabet[next() % alphabet.length]).join('');
+    const ours = qrMatrix(text);
+    const theirs = QRCode.create(qrSegments(text, ours.version), { errorCorrectionLevel: 'M' });
+    assert.equal(ours.maskPattern, theirs.maskPattern, `length ${length}, version ${ours.version}`);
+    assert.deepEqual(ours.data, theirs.modules.data);
+    versions.add(ours.version);
+  }
+  assert.ok(Math.max(...versions) >= 25 && versions.has(1) && versions.size >= 15, [...versions].join(','));
 });
 
 test('qrSegments: one segment per mode run, byte data as UTF-8', () => {
