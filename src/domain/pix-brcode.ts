@@ -2,7 +2,7 @@
  * PIX BR Code ("copia e cola") per the BCB profile of EMV MPM (BRAZIL.md, "PIX BR Code").
  * Pure functions: no I/O besides crypto randomness for txids.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from './random.ts';
 
 const GUI = 'br.gov.bcb.pix';
 const MAX_TLV_VALUE = 99;

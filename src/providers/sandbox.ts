@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../domain/random.ts';
 import type { Config } from '../config.ts';
 import { buildBoleto, freeFieldForSale } from '../domain/boleto.ts';
 import { buildBrCode, newTxid } from '../domain/pix-brcode.ts';

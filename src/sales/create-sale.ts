@@ -4,11 +4,18 @@ import { DEFAULT_FEE_SCHEDULE } from '../domain/fees.ts';
 import type { SaleRequest } from '../domain/sale-request.ts';
 import { qrPngDataUri } from '../domain/pix-qr.ts';
 import type { Providers } from '../providers/ports.ts';
-import type { ItemRow, TransactionRow } from '../transactions/transactions-repo.ts';
 
 export interface SaleDeps { providers: Providers; cardFingerprintKey: string }
 
-export interface CreatedSale { row: TransactionRow; items: ItemRow[]; qrCodeBase64: string | null }
+/** A sale as written: its id, the request it came from and what the method added. */
+export interface CreatedSale {
+  id: number;
+  sale: SaleRequest;
+  createdAt: Date;
+  installments: number | null;
+  pix: { code: string; expiresAt: Date | null; qrCodeBase64: string } | null;
+  boleto: { code: string; barcode: string; dueDate: string } | null;
+}
 
 interface MethodFields {
   id: number | null;
@@ -31,15 +38,14 @@ const insert_sql = `
     SELECT coalesce($1::bigint, nextval('transactions_id_seq')), s.id, 'PENDENTE', $3, $4, coalesce(s.fee_schedule, (SELECT fee_schedule FROM platform_settings), $5::jsonb),
       $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22::date, $23, $24::jsonb, $25, $25
     FROM sellers s WHERE s.id = $2
-    RETURNING *, boleto_due_date::text AS boleto_due_date
+    RETURNING id
   ), i AS (
     INSERT INTO sale_items (transaction_id, title, unit_price, quantity, tangible)
     SELECT t.id, x.title, x.unit_price, x.quantity, x.tangible
     FROM t, unnest($26::text[], $27::bigint[], $28::int[], $29::bool[]) WITH ORDINALITY AS x (title, unit_price, quantity, tangible, n)
     ORDER BY x.n
-    RETURNING id, transaction_id, title, unit_price, quantity, tangible
   )
-  SELECT t.*, (SELECT json_agg(i ORDER BY i.id) FROM i) AS items_json FROM t`;
+  SELECT id FROM t`;
 
 /**
  * Creates a sale (status PENDENTE). Its only write is one statement (the sale route relies on it
@@ -47,7 +53,7 @@ const insert_sql = `
  */
 export async function createSale(q: Queryable, deps: SaleDeps, sellerId: number, sale: SaleRequest, now: Date): Promise<CreatedSale> {
   const m = await methodFields(q, deps, sale, now);
-  const r = await q.query<TransactionRow & { items_json: ItemRow[] }>(insert_sql, [
+  const r = await q.query<{ id: number }>(insert_sql, [
     m.id, sellerId, sale.paymentMethod, sale.amount, JSON.stringify(DEFAULT_FEE_SCHEDULE),
     sale.customer.name, sale.customer.email, sale.customer.document, sale.customer.phone,
     sale.shipping ? JSON.stringify(sale.shipping) : null, sale.postbackUrl, m.installments,
@@ -57,8 +63,11 @@ export async function createSale(q: Queryable, deps: SaleDeps, sellerId: number,
     m.externalId, m.providerData ? JSON.stringify(m.providerData) : null, now,
     sale.items.map((i) => i.title), sale.items.map((i) => i.unitPrice), sale.items.map((i) => i.quantity), sale.items.map((i) => i.tangible),
   ]);
-  const { items_json, ...row } = r.rows[0]!;
-  return { row, items: items_json, qrCodeBase64: m.pix ? qrPngDataUri(m.pix.code) : null };
+  return {
+    id: r.rows[0]!.id, sale, createdAt: now, installments: m.installments,
+    pix: m.pix && { code: m.pix.code, expiresAt: m.pix.expiresAt, qrCodeBase64: qrPngDataUri(m.pix.code) },
+    boleto: m.boleto,
+  };
 }
 
 async function methodFields(q: Queryable, deps: SaleDeps, sale: SaleRequest, now: Date): Promise<MethodFields> {

@@ -26,24 +26,24 @@ export const SaleCreated = Type.Object({
   }),
 });
 
-export function saleCreatedView({ row, qrCodeBase64 }: CreatedSale) {
-  const shipping = shippingObject(row.shipping);
+export function saleCreatedView({ id, sale, createdAt, installments, pix, boleto }: CreatedSale) {
+  const shipping = shippingObject(sale.shipping);
   return {
     message: 'Sale created',
     sale: {
-      id: row.id,
-      status: row.status,
-      amount: centsToString(row.amount),
-      paymentMethod: row.payment_method,
-      customer: { name: row.customer_name, email: row.customer_email, document: row.customer_document, phone: row.customer_phone },
+      id,
+      status: 'PENDENTE',
+      amount: centsToString(sale.amount),
+      paymentMethod: sale.paymentMethod,
+      customer: { name: sale.customer.name, email: sale.customer.email, document: sale.customer.document, phone: sale.customer.phone },
       payment: {
-        method: row.payment_method,
-        installments: row.installments,
-        pix: row.pix_code ? { key: row.pix_code, qrCodeBase64: qrCodeBase64!, expiresAt: iso(row.pix_expires_at) } : null,
-        boleto: row.boleto_code ? { code: row.boleto_code, barcode: row.boleto_barcode!, dueDate: row.boleto_due_date! } : null,
+        method: sale.paymentMethod,
+        installments,
+        pix: pix ? { key: pix.code, qrCodeBase64: pix.qrCodeBase64, expiresAt: iso(pix.expiresAt) } : null,
+        boleto,
       },
       shipping: shipping ? JSON.stringify(shipping) : null,
-      createdAt: row.created_at.toISOString(),
+      createdAt: createdAt.toISOString(),
     },
   };
 }
