@@ -29,16 +29,28 @@ export const log_redact_paths = [
   'card', '*.card', '*.*.card', 'cvv', '*.cvv', 'cardNumber', '*.cardNumber',
 ];
 
-/** The dotted path of the first string (value or key) holding U+0000, or null. Iterative: no depth overflows it. */
-function nulField(value: unknown): string | null {
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Why PostgreSQL text could not hold `s` faithfully, or null. */
+function textProblem(s: string): string | null {
+  if (s.includes('\0')) return 'must not contain a NUL character (\\u0000)';
+  if (LONE_SURROGATE.test(s)) return 'must be well-formed Unicode (a lone \\uD800–\\uDFFF surrogate is not)';
+  return null;
+}
+
+/** The first string (value or key) PostgreSQL cannot store as sent, with its dotted path. Iterative: no depth overflows it. */
+function badTextField(value: unknown): { field: string; message: string } | null {
   const stack: [unknown, string][] = [[value, '']];
   while (stack.length > 0) {
     const [v, path] = stack.pop()!;
-    if (typeof v === 'string') { if (v.includes('\0')) return path || 'body'; }
-    else if (v !== null && typeof v === 'object') {
+    if (typeof v === 'string') {
+      const message = textProblem(v);
+      if (message) return { field: path || 'body', message };
+    } else if (v !== null && typeof v === 'object') {
       for (const [k, child] of Object.entries(v)) {
         const childPath = path ? `${path}.${k}` : k;
-        if (k.includes('\0')) return childPath;
+        const message = textProblem(k);
+        if (message) return { field: childPath, message };
         stack.push([child, childPath]);
       }
     }
@@ -78,14 +90,15 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
   });
   // Only JSON bodies: text/plain would otherwise reach validation as a string.
   app.removeContentTypeParser('text/plain');
-  // PostgreSQL text cannot hold U+0000: refuse it at the door, for every field at once, as a 400.
+  // PostgreSQL text cannot hold U+0000, and a lone surrogate would be stored as U+FFFD: refuse
+  // both at the door as a 400 naming the field. Only escapes (\u0000, \uD8xx…) can produce them.
   const jsonParser = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     jsonParser(request, body as string, (err, parsed) => {
-      const field = !err && (body as string).includes('\\u0000') ? nulField(parsed) : null;
-      if (field) {
-        done(new ApiError('VALIDATION_ERROR', `Invalid ${field}: must not contain a NUL character (\\u0000)`, [{ field, message: 'must not contain a NUL character (\\u0000)' }]), undefined);
+      const bad = !err && /\\u(0000|d[89a-f])/i.test(body as string) ? badTextField(parsed) : null;
+      if (bad) {
+        done(new ApiError('VALIDATION_ERROR', `Invalid ${bad.field}: ${bad.message}`, [bad]), undefined);
         return;
       }
       done(err, parsed);

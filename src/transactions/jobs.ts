@@ -13,7 +13,7 @@ const boleto_grace_days = 3;
 // Each sandbox step waits this long, so a card sale settles within about a second (CONTRACT §6).
 const autopilot_step_ms = 300;
 
-/** PIX past expiresAt and boletos past due date + 3 days become CANCELADO. */
+/** PIX past expiresAt (strictly after it) and boletos past due date + 3 days become CANCELADO. */
 export const expiryJob: Job = {
   name: 'transaction-expiry',
   idle_interval_ms: 1_000,
@@ -23,7 +23,7 @@ export const expiryJob: Job = {
       const due = await q.query<{ id: number }>(`
         SELECT id FROM transactions
         WHERE status = 'PENDENTE' AND (
-          (payment_method = 'PIX' AND pix_expires_at <= $1) OR
+          (payment_method = 'PIX' AND pix_expires_at < $1) OR
           (payment_method = 'BOLETO' AND boleto_due_date < $2::date - $3::int))
         ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED`, [now, saoPauloDate(now), boleto_grace_days, batch_size]);
       for (const { id } of due.rows) await moveTransaction(q, id, 'EXPIRED', now);

@@ -660,6 +660,23 @@ describe('POST /api/sales validation', () => {
     assert.equal(await countTransactions(gw), before);
   });
 
+  test('a lone UTF-16 surrogate in a text field is a 400 naming it; a well-formed pair (emoji) is kept', async () => {
+    const before = await countTransactions(gw);
+    for (const [field, text] of [['customer.name', 'Maria \\ud800 Silva'], ['items.0.title', 'Curso \\udfff'], ['customer.name', 'tail \\udbff']] as const) {
+      const body = JSON.stringify(field === 'customer.name' ? { ...pixExample(), customer: { name: 'PLACEHOLDER', email: 'maria@example.com' } }
+        : { ...pixExample(), items: [{ title: 'PLACEHOLDER', unitPrice: 15000, quantity: 1, tangible: false }] }).replace('PLACEHOLDER', text);
+      const res = await gw.app.inject({ method: 'POST', url: '/api/sales', headers: { ...seller.headers, 'content-type': 'application/json' }, payload: body });
+      assert.equal(res.statusCode, 400, `${text}: ${res.body}`);
+      assert.deepEqual(res.json().details.map((d: { field: string }) => d.field), [field]);
+      assert.match(res.json().details[0].message, /well-formed Unicode/);
+    }
+    assert.equal(await countTransactions(gw), before);
+    const emoji = JSON.stringify({ ...pixExample(), customer: { name: 'PLACEHOLDER', email: 'maria@example.com' } }).replace('PLACEHOLDER', 'Maria \\ud83d\\ude00');
+    const ok = await gw.app.inject({ method: 'POST', url: '/api/sales', headers: { ...seller.headers, 'content-type': 'application/json' }, payload: emoji });
+    assert.equal(ok.statusCode, 201, ok.body);
+    assert.equal(ok.json().sale.customer.name, 'Maria \u{1F600}');
+  });
+
   test('junk sweep: 400+ generated bodies (fixed seed) never answer 5xx and never create a transaction', async () => {
     const before = await countTransactions(gw);
     const huge = 'x'.repeat(100_000);

@@ -448,15 +448,17 @@ describe('expiry job with an injected clock', () => {
   });
   after(async () => { await gw.close(); });
 
-  test('a PIX with expiresInSeconds 60 is untouched at +59 s and CANCELADO (EXPIRED) at +60 s', async () => {
+  test('a PIX with expiresInSeconds 60 is untouched up to its expiresAt (+60 s) and CANCELADO (EXPIRED) past it', async () => {
     const t0 = new Date('2026-11-20T12:00:00.000Z');
     current = t0;
     const id = await newSale(gw, seller, 'PIX', { pix: { expiresInSeconds: 60 } });
     const longer = await newSale(gw, seller, 'PIX'); // default 3600 s
-    current = new Date(t0.getTime() + 59_999);
-    await expiryJob.run(gw.ctx);
-    assert.equal(await statusOf(gw, id), 'PENDENTE');
-    current = new Date(t0.getTime() + 60_000);
+    for (const ms of [59_999, 60_000]) {
+      current = new Date(t0.getTime() + ms);
+      await expiryJob.run(gw.ctx);
+      assert.equal(await statusOf(gw, id), 'PENDENTE', `at +${ms} ms`);
+    }
+    current = new Date(t0.getTime() + 60_001);
     assert.ok((await expiryJob.run(gw.ctx)) >= 1);
     const state = await rowState(gw, id);
     assert.equal(state.status, 'CANCELADO');
@@ -467,7 +469,7 @@ describe('expiry job with an injected clock', () => {
     const read = await gw.app.inject({ method: 'GET', url: `/api/transactions/${id}`, headers: seller.headers });
     assert.equal(read.json().status, 'CANCELADO');
     assert.equal(read.json().completedAt, null);
-    current = new Date(t0.getTime() + 3_600_000);
+    current = new Date(t0.getTime() + 3_600_001);
     await expiryJob.run(gw.ctx);
     assert.equal(await statusOf(gw, longer), 'CANCELADO');
   });
