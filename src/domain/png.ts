@@ -73,6 +73,16 @@ function scanlines(modules: ModuleMatrix, side: number, scale: number, margin: n
  */
 function packRow(modules: ModuleMatrix, r: number, margin: number, scale: number, raw: Buffer, offset: number): void {
   const { size, data } = modules;
+  if (scale === 4) {
+    // The usual case, two modules a byte: one table-free step per byte instead of per module.
+    const row = r * size;
+    for (let k = -margin; k < size + margin; k += 2) {
+      const lightA = k < 0 || k >= size || !data[row + k];
+      const lightB = k + 1 < 0 || k + 1 >= size || !data[row + k + 1]; // past the end: padding, white
+      raw[offset++] = (lightA ? 0xf0 : 0) | (lightB ? 0x0f : 0);
+    }
+    return;
+  }
   const light = (1 << scale) - 1;
   const start = r * size - margin;
   const end = r * size + size + margin;

@@ -23,68 +23,66 @@ export function versionBand(version: number): 0 | 1 | 2 {
 /** ASCII codes that alphanumeric mode can carry. */
 const ALPHANUMERIC_CODES = new Uint8Array(128).map((_, code) => Number(ALPHANUMERIC.includes(String.fromCharCode(code))));
 
-/** Per-character costs in sixths of a bit, so numeric (10/3) and alphanumeric (11/2) stay integers. */
-function charCost(code: number, mode: number): number {
-  if (mode === 0) return code >= 0x30 && code <= 0x39 ? 20 : Infinity;
-  if (mode === 1) return ALPHANUMERIC_CODES[code] ? 33 : Infinity; // undefined beyond ASCII
-  return utf8Length(code) * 48;
-}
-
 function utf8Length(codePoint: number): number {
   return codePoint < 0x80 ? 1 : codePoint < 0x800 ? 2 : codePoint < 0x10000 ? 3 : 4;
 }
 
+/** A cost no path reaches: "this mode cannot carry the character" (a multiple of 6, see below). */
+const IMPOSSIBLE = 6 * 2 ** 40;
+
 /**
  * Splits `text` into the numeric/alphanumeric/byte segments of least bit length for a symbol of
  * `version` (Nayuki's dynamic programme): per character, the cheapest way to end in each mode.
+ * Costs are in sixths of a bit, so numeric (10/3 bits a digit) and alphanumeric (11/2) stay integers.
  */
 export function qrSegments(text: string, version: number): QRCodeSegment[] {
-  const head = COUNT_BITS[versionBand(version)].map((bits) => (4 + bits) * 6);
-  const chars = Array.from(text);
-  const from = new Uint8Array(chars.length * 3); // [i * 3 + m]: mode of char i on the best path ending in m
-  const costs = Float64Array.from(head);
-  for (let i = 0; i < chars.length; i++) {
-    const code = chars[i]!.codePointAt(0)!;
-    for (let m = 0; m < 3; m++) costs[m] = costs[m]! + charCost(code, m);
-    // Or close the cheapest segment after this character (padded to a whole bit) and open mode m.
-    let closed = Infinity;
-    let closedMode = 0;
-    for (let m = 0; m < 3; m++) {
-      const padded = Math.ceil(costs[m]! / 6) * 6;
-      if (padded < closed) {
-        closed = padded;
-        closedMode = m;
+  const band = COUNT_BITS[versionBand(version)];
+  const [h0, h1, h2] = [(4 + band[0]) * 6, (4 + band[1]) * 6, (4 + band[2]) * 6];
+  const from = new Uint8Array(text.length * 3); // [i * 3 + m]: mode of char i on the best path ending in m
+  const starts = new Int32Array(text.length + 1); // UTF-16 offset of each character (code point)
+  let [c0, c1, c2] = [h0, h1, h2];
+  let count = 0;
+  for (let at = 0; at < text.length; count++) {
+    starts[count] = at;
+    let code = text.charCodeAt(at++);
+    if (code >= 0xd800 && code < 0xdc00 && at < text.length) {
+      const low = text.charCodeAt(at);
+      if (low >= 0xdc00 && low < 0xe000) {
+        code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
+        at++;
       }
     }
-    for (let m = 0; m < 3; m++) {
-      const switched = closed + head[m]! < costs[m]!;
-      if (switched) costs[m] = closed + head[m]!;
-      from[i * 3 + m] = switched ? closedMode : m;
-    }
+    c0 = code >= 0x30 && code <= 0x39 ? c0 + 20 : IMPOSSIBLE;
+    c1 = code < 128 && ALPHANUMERIC_CODES[code] ? c1 + 33 : IMPOSSIBLE;
+    c2 += utf8Length(code) * 48;
+    // Or close the cheapest segment after this character (padded to a whole bit) and open mode m.
+    const p0 = c0 + ((6 - (c0 % 6)) % 6);
+    const p1 = c1 + ((6 - (c1 % 6)) % 6);
+    const p2 = c2 + ((6 - (c2 % 6)) % 6);
+    let closed = p0;
+    let closedMode = 0;
+    if (p1 < closed) [closed, closedMode] = [p1, 1];
+    if (p2 < closed) [closed, closedMode] = [p2, 2];
+    const i3 = count * 3;
+    if (closed + h0 < c0) [c0, from[i3]] = [closed + h0, closedMode]; else from[i3] = 0;
+    if (closed + h1 < c1) [c1, from[i3 + 1]] = [closed + h1, closedMode]; else from[i3 + 1] = 1;
+    if (closed + h2 < c2) [c2, from[i3 + 2]] = [closed + h2, closedMode]; else from[i3 + 2] = 2;
   }
-  return toSegments(chars, traceModes(from, costs));
-}
-
-/** The mode of each character on the cheapest path, walked back from the cheapest final mode. */
-function traceModes(from: Uint8Array, costs: Float64Array): Uint8Array {
-  let mode = costs.indexOf(Math.min(...costs));
-  const modes = new Uint8Array(from.length / 3);
-  for (let i = modes.length - 1; i >= 0; i--) {
+  starts[count] = text.length;
+  // Walk back from the cheapest final mode (the first on ties).
+  let mode = c0 <= c1 && c0 <= c2 ? 0 : c1 <= c2 ? 1 : 2;
+  const modes = new Uint8Array(count);
+  for (let i = count - 1; i >= 0; i--) {
     mode = from[i * 3 + mode]!;
     modes[i] = mode;
   }
-  return modes;
-}
-
-function toSegments(chars: string[], modes: Uint8Array): QRCodeSegment[] {
   const segments: QRCodeSegment[] = [];
-  let data = '';
-  for (let i = 0; i < chars.length; i++) {
-    data += chars[i];
-    if (i + 1 < chars.length && modes[i + 1] === modes[i]) continue;
-    const mode = MODES[modes[i] as ModeIndex];
-    segments.push(mode === 'byte' ? { mode, data: Buffer.from(data, 'utf8') } : { mode, data });
-    data = '';
+  for (let i = 0, first = 0; i < count; i++) {
+    if (i + 1 < count && modes[i + 1] === modes[i]) continue;
+    const data = text.slice(starts[first], starts[i + 1]);
+    const name = MODES[modes[i] as ModeIndex];
+    segments.push(name === 'byte' ? { mode: name, data: Buffer.from(data, 'utf8') } : { mode: name, data });
+    first = i + 1;
   }
   return segments;
 }

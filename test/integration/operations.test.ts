@@ -40,5 +40,21 @@ describe('health, OpenAPI, docs and metrics', () => {
     assert.match(res.headers['content-type'] as string, /text\/plain/);
     assert.match(res.body, /http_request_duration_seconds_bucket\{[^}]*route="\/api\/public\/balance"[^}]*status_code="200"/);
     assert.match(res.body, /process_cpu_user_seconds_total/);
+
+    // Three more balance reads and one refusal: counts, cumulative buckets, a series per status.
+    for (let i = 0; i < 3; i++) await gw.app.inject({ method: 'GET', url: '/api/public/balance', headers: seller.headers });
+    await gw.app.inject({ method: 'GET', url: '/api/public/balance', headers: { ...seller.headers, 'x-api-private-key': 'sk_wrong' } });
+    const text = (await gw.app.inject({ method: 'GET', url: '/metrics', headers: adminHeaders })).body;
+    const series = (suffix: string, status: number) => text.split('\n')
+      .filter((l) => l.startsWith(`http_request_duration_seconds_${suffix}{`) && l.includes('route="/api/public/balance"') && l.includes(`status_code="${status}"`))
+      .map((l) => Number(l.split(' ').pop()));
+    assert.deepEqual(series('count', 200), [4]);
+    assert.deepEqual(series('count', 401), [1]);
+    const cumulative = series('bucket', 200);
+    assert.equal(cumulative.length, 12, '11 bounds and +Inf');
+    assert.ok(cumulative.every((v, i) => i === 0 || v >= cumulative[i - 1]!), 'buckets are cumulative');
+    assert.equal(cumulative.at(-1), 4);
+    assert.ok(series('sum', 200)[0]! > 0);
+    assert.match(text, /# TYPE http_request_duration_seconds histogram/);
   });
 });

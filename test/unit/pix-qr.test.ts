@@ -131,7 +131,7 @@ test('PNG structure: signature, IHDR, chunk CRCs, geometry of scale 4 and a 4-mo
 test('encodePng1Bit draws a hand-made matrix pixel for pixel (Uint8Array and boolean[])', () => {
   const data = [1, 0, 1, 0, 1, 0, 0, 0, 1];
   for (const matrix of [{ size: 3, data: Uint8Array.from(data) }, { size: 3, data: data.map(Boolean) }]) {
-    for (const [scale, margin] of [[1, 0], [2, 1], [3, 2], [5, 4]] as const) {
+    for (const [scale, margin] of [[1, 0], [2, 1], [3, 2], [4, 0], [4, 1], [4, 4], [5, 4]] as const) {
       const image = decodePng(encodePng1Bit(matrix, { scale, margin }));
       const side = (3 + 2 * margin) * scale;
       assert.deepEqual([image.width, image.height], [side, side]);
