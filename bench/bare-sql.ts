@@ -3,19 +3,28 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Db } from '../src/db/db.ts';
 import { DEFAULT_FEE_SCHEDULE } from '../src/domain/fees.ts';
+import { buildBrCode } from '../src/domain/pix-brcode.ts';
 
 export type BareName = 'salePix' | 'saleCard' | 'paySale' | 'cashout';
 
-const fee_schedule = JSON.stringify({ pix: { fixedCents: 0, percentBasisPoints: 199 } });
+// What the gateway writes for the benchmark's sales, precomputed: the platform fee schedule, a real
+// BR Code and card fields of the same sizes; per row only the unique values are drawn.
+const fee_schedule = JSON.stringify(DEFAULT_FEE_SCHEDULE);
+const br_code = buildBrCode({ key: '123e4567-e12b-12d1-a456-426655440000', amountCents: 15000, merchantName: 'GATEWAY SANDBOX', merchantCity: 'SAO PAULO', txid: 'A'.repeat(25) });
+const card_provider_data = JSON.stringify({ sandboxOutcome: 'APPROVED' });
 
 async function insertSale(db: Db, sellerId: number, method: string): Promise<number> {
+  const pix = method === 'PIX';
   return db.tx(async (q) => {
     const t = await q.query<{ id: number }>(`
       INSERT INTO transactions (seller_id, status, payment_method, amount, fee_schedule, customer_name, customer_email,
-        pix_code, pix_txid, card_brand, card_last_four, external_transaction_id, created_at, updated_at)
-      VALUES ($1, 'PENDENTE', $2, 15000, $3::jsonb, 'Maria Silva', 'maria@example.com', $4, $5, $6, $7, $8, now(), now()) RETURNING id`,
-    [sellerId, method, fee_schedule, method === 'PIX' ? 'brcode' : null, method === 'PIX' ? randomBytes(12).toString('hex') : null,
-      method === 'PIX' ? null : 'VISA', method === 'PIX' ? null : '1111', 'ext']);
+        pix_code, pix_txid, pix_expires_at, installments, card_brand, card_last_four, card_bin, card_fingerprint,
+        external_transaction_id, provider_data, created_at, updated_at)
+      VALUES ($1, 'PENDENTE', $2, 15000, $3::jsonb, 'Maria Silva', 'maria@example.com', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, now(), now())
+      RETURNING id`,
+    [sellerId, method, fee_schedule, pix ? br_code : null, pix ? randomBytes(19).toString('base64url').slice(0, 25) : null,
+      pix ? new Date(Date.now() + 3_600_000) : null, pix ? null : 1, pix ? null : 'VISA', pix ? null : '1111', pix ? null : '411111',
+      pix ? null : randomBytes(32).toString('hex'), `sbx_${pix ? 'pix' : 'card'}_${randomBytes(12).toString('hex')}`, pix ? null : card_provider_data]);
     await q.query("INSERT INTO sale_items (transaction_id, title, unit_price, quantity, tangible) VALUES ($1, 'Curso', 15000, 1, false)", [t.rows[0]!.id]);
     return t.rows[0]!.id;
   });
