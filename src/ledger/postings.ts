@@ -3,11 +3,6 @@ import { assertBalanced, LedgerInvariantError, sellerDelta, withoutZeroLines, ty
 
 export interface PostedBalance { postingId: number; available: number; blocked: number }
 
-const line_insert = `
-  INSERT INTO journal_lines (posting_id, account, seller_id, amount, created_at)
-  SELECT p.id, x.account, CASE WHEN x.account IN ('available', 'blocked') THEN p.seller_id END, x.amount, p.created_at
-  FROM p, unnest($5::text[], $6::bigint[]) AS x (account, amount)`;
-
 /** Postings of one use case: one seller, one transaction or cashout, several postings at most. */
 export interface PostingBatch { params: unknown[]; count: number }
 
@@ -76,18 +71,22 @@ const post_sql = `
   WITH ${postingsCte(1)}
   SELECT (SELECT id FROM posting_ids) AS "postingId", balance.available, balance.blocked FROM balance`;
 
-// The conditional form: the balance row is updated only if `available` stays ≥ 0, and the posting
-// exists only if that update happened. Under READ COMMITTED a concurrent writer of the same row
-// waits, then re-checks the condition against the committed value: no two debits spend one cent.
+// The conditional form, over `postingBatch`'s parameters for one posting: the balance row is
+// updated only if `available` stays ≥ 0, and the posting exists only if that update happened.
+// Under READ COMMITTED a concurrent writer of the same row waits, then re-checks the condition
+// against the committed value: no two debits spend one cent.
 const post_if_covered_sql = `
   WITH b AS (
-    UPDATE balances SET available = available + $7, blocked = blocked + $8, updated_at = now()
-    WHERE seller_id = $2 AND available + $7 >= 0
+    UPDATE balances SET available = available + $8, blocked = blocked + $9, updated_at = now()
+    WHERE seller_id = $1 AND available + $8 >= 0
     RETURNING available, blocked
   ), p AS (
-    INSERT INTO postings (kind, seller_id, transaction_id, cashout_id) SELECT $1, $2, $3, $4 FROM b
+    INSERT INTO postings (kind, seller_id, transaction_id, cashout_id) SELECT ($4::text[])[1], $1, $2, $3 FROM b
     RETURNING id, seller_id, created_at
-  ), l AS (${line_insert}
+  ), l AS (
+    INSERT INTO journal_lines (posting_id, account, seller_id, amount, created_at)
+    SELECT p.id, x.account, CASE WHEN x.account IN ('available', 'blocked') THEN p.seller_id END, x.amount, p.created_at
+    FROM p, unnest($5::int[], $6::text[], $7::bigint[]) AS x (n, account, amount)
   )
   SELECT p.id AS "postingId", b.available, b.blocked FROM p, b`;
 
@@ -104,13 +103,8 @@ export async function post(q: Queryable, posting: Posting): Promise<PostedBalanc
 
 /** Like post, but only if the seller's available balance stays ≥ 0; null when it would not. */
 export async function postIfCovered(q: Queryable, posting: Posting): Promise<PostedBalance | null> {
-  const clean = withoutZeroLines(posting);
-  if (clean.lines.length === 0) throw new LedgerInvariantError(`${posting.kind}: a covered posting must move money`);
-  assertBalanced(clean);
-  const delta = sellerDelta(clean);
-  const r = await q.query<PostedBalance>(post_if_covered_sql, [
-    clean.kind, clean.sellerId, clean.transactionId ?? null, clean.cashoutId ?? null,
-    clean.lines.map((l) => l.account), clean.lines.map((l) => l.amount), delta.available, delta.blocked,
-  ]);
+  const batch = postingBatch([posting]);
+  if (batch.count === 0) throw new LedgerInvariantError(`${posting.kind}: a covered posting must move money`);
+  const r = await q.query<PostedBalance>(post_if_covered_sql, batch.params);
   return r.rows[0] ?? null;
 }

@@ -42,8 +42,8 @@ export interface ItemRow { id: number; transaction_id: number; title: string; un
 // Dates come back as text so a business date never shifts with the process time zone.
 const columns = `t.*, t.boleto_due_date::text AS boleto_due_date`;
 
-export async function findTransaction(q: Queryable, id: number, lock = false): Promise<TransactionRow | null> {
-  const r = await q.query<TransactionRow>(`SELECT ${columns} FROM transactions t WHERE t.id = $1${lock ? ' FOR UPDATE' : ''}`, [id]);
+export async function findTransaction(q: Queryable, id: number): Promise<TransactionRow | null> {
+  const r = await q.query<TransactionRow>(`SELECT ${columns} FROM transactions t WHERE t.id = $1`, [id]);
   return r.rows[0] ?? null;
 }
 
