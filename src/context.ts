@@ -15,4 +15,6 @@ export interface AppContext {
   providers: Providers;
   /** Keys the card fingerprint (HMAC), so equal cards match without the number being kept. */
   cardFingerprintKey: string;
+  /** Keys the stored fingerprint of idempotent request bodies, which may hold card data. */
+  requestFingerprintKey: string;
 }

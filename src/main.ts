@@ -1,7 +1,13 @@
 import { ConfigError, loadConfig, type Role } from './config.ts';
 import { buildApp, type App } from './app.ts';
 import { closeContext, createContext } from './runtime.ts';
-import { allJobs, WorkerRunner } from './workers/runner.ts';
+import { WorkerRunner } from './workers/runner.ts';
+import type { Job } from './workers/job.ts';
+import { createDeliveryJob } from './notifications/delivery.ts';
+import { payoutAutopilotJob } from './cashouts/jobs.ts';
+import { cardAutopilotJob, expiryJob, reserveReleaseJob } from './transactions/jobs.ts';
+import { idempotencyExpiryJob } from './http/idempotency.ts';
+import type { Config } from './config.ts';
 
 const roles: Role[] = ['api', 'worker', 'all'];
 
@@ -35,6 +41,12 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+/** The jobs this gateway runs; features add theirs here. */
+function allJobs(config: Config): Job[] {
+  return [createDeliveryJob(), expiryJob, reserveReleaseJob, idempotencyExpiryJob,
+    ...(config.sandboxAutopilot ? [cardAutopilotJob, payoutAutopilotJob] : [])];
 }
 
 main().catch((error) => {

@@ -14,8 +14,11 @@ export async function createContext(config: Config, clock: Clock = systemClock):
     const authenticator = new ApiKeyAuthenticator(db);
     await authenticator.start();
     // Derived, so no extra secret to manage; rotating POSTBACK_SECRET re-keys future fingerprints.
-    const cardFingerprintKey = createHmac('sha256', config.postbackSecret).update('card-fingerprint-v1').digest('hex');
-    return { config, db, clock, authenticator, providers: sandboxProviders(config), cardFingerprintKey };
+    const derive = (purpose: string) => createHmac('sha256', config.postbackSecret).update(purpose).digest('hex');
+    return {
+      config, db, clock, authenticator, providers: sandboxProviders(config),
+      cardFingerprintKey: derive('card-fingerprint-v1'), requestFingerprintKey: derive('request-fingerprint-v1'),
+    };
   } catch (error) {
     await db.close();
     throw error;

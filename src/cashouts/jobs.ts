@@ -1,5 +1,5 @@
 import type { PayoutOutcome } from '../providers/ports.ts';
-import type { Job } from '../workers/runner.ts';
+import type { Job } from '../workers/job.ts';
 import { moveCashout } from './transitions.ts';
 
 const batch_size = 100;

@@ -33,7 +33,7 @@ export async function cashoutRoutes(app: Router, ctx: AppContext): Promise<void>
     const now = ctx.clock.now();
     const key = request.headers['idempotency-key'];
     const answer = await idempotent(
-      { db: ctx.db, sellerId: request.sellerId, endpoint: 'POST /api/public/cashout', key: typeof key === 'string' ? key : undefined, body: request.body, now },
+      { db: ctx.db, fingerprintKey: ctx.requestFingerprintKey, sellerId: request.sellerId, endpoint: 'POST /api/public/cashout', key: typeof key === 'string' ? key : undefined, body: request.body, now },
       async (q) => {
         const parsed = parseCashoutRequest(request.body);
         if (!parsed.ok) throw new ApiError(parsed.refusal.code, parsed.refusal.message, parsed.refusal.details);

@@ -1,7 +1,3 @@
-import { mkdirSync } from 'node:fs';
-import pg from 'pg';
-import { PGlite } from '@electric-sql/pglite';
-
 export interface QueryResult<T> {
   rows: T[];
   rowCount: number;
@@ -12,129 +8,73 @@ export interface Queryable {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<T>>;
 }
 
-export type Listener = (payload: string) => void;
+/** What a subscriber to a LISTEN channel hears. */
+export interface ListenHandlers {
+  onPayload(payload: string): void;
+  /** The listening connection died: payloads may be missed until onRestored. */
+  onLost?(): void;
+  /** Listening again (after a loss, or for the first time after a failed start). */
+  onRestored?(): void;
+}
+
+export interface TxOptions {
+  /** A statement time limit above the default, for the rare long job (migrations, ledger verification). */
+  timeoutMs?: number;
+}
 
 export interface Db extends Queryable {
   readonly kind: 'postgres' | 'pglite';
   /** Runs fn in one database transaction; commits on return, rolls back on throw. */
-  tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
+  tx<T>(fn: (q: Queryable) => Promise<T>, options?: TxOptions): Promise<T>;
   /**
-   * LISTEN on a channel; resolves to an unsubscribe function. onLost fires if the listening
-   * connection dies, after which no more payloads arrive (callers must stop trusting caches).
+   * Subscribes to a channel on the process's one listening connection, which reconnects by itself
+   * and LISTENs again to every channel; resolves to an unsubscribe function.
    */
-  listen(channel: string, onPayload: Listener, onLost?: () => void): Promise<() => Promise<void>>;
+  listen(channel: string, handlers: ListenHandlers): Promise<() => Promise<void>>;
+  /** True while the listening connection is up with every channel subscribed. */
+  readonly listening: boolean;
+  /** False while the database is known to be unreachable: queries then fail at once. */
+  readonly available: boolean;
   close(): Promise<void>;
 }
 
+/**
+ * The database could not answer in time: unreachable, overloaded, or the connection was lost
+ * mid-statement. Requests answer 503 with Retry-After; nothing half-written stays behind, because
+ * an unfinished transaction is rolled back by the server when its connection goes.
+ */
+export class DatabaseUnavailableError extends Error {
+  constructor(message: string, readonly connectionLost: boolean, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'DatabaseUnavailableError';
+  }
+}
+
 const retryable_sqlstates = new Set(['40001', '40P01']); // serialization failure, deadlock
-const tx_max_attempts = 5;
 
 export function isRetryable(error: unknown): boolean {
   return retryable_sqlstates.has((error as { code?: string })?.code ?? '');
 }
 
-export async function openDb(url: string | undefined, dataDir: string, poolSize = 10): Promise<Db> {
-  if (url && /^postgres(ql)?:\/\//.test(url)) return openPostgres(url, poolSize);
-  if (url && url !== 'memory://') throw new Error(`unsupported DATABASE_URL scheme: ${url.split(':')[0]}`);
-  return openPglite(url === 'memory://' ? 'memory://' : pgliteDir(dataDir));
-}
+export interface OpenOptions { poolSize?: number }
 
-function pgliteDir(dataDir: string): string {
-  const dir = `${dataDir}/pglite`;
-  mkdirSync(dir, { recursive: true });
-  return dir;
-}
-
-// int8 values (ids, cents) come back as JS numbers; anything past 2^53 would be a bug we want loud.
-function parseInt8(value: string): number {
-  const n = Number(value);
-  if (!Number.isSafeInteger(n)) throw new Error(`int8 out of safe range: ${value}`);
-  return n;
-}
-
-const statement_names = new Map<string, string>();
-function statementName(sql: string): string {
-  let name = statement_names.get(sql);
-  if (!name) {
-    name = `s${statement_names.size + 1}`;
-    statement_names.set(sql, name);
+export async function openDb(url: string | undefined, dataDir: string, options: OpenOptions = {}): Promise<Db> {
+  if (url && /^postgres(ql)?:\/\//.test(url)) {
+    const { openPostgres } = await import('./postgres.ts');
+    return openPostgres(url, options.poolSize ?? 10);
   }
-  return name;
-}
-
-function openPostgres(url: string, poolSize: number): Db {
-  const types = {
-    getTypeParser: (oid: number, format?: 'text' | 'binary') =>
-      oid === 20 ? parseInt8 : pg.types.getTypeParser(oid, format),
-  };
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, types });
-  // An idle client that loses its connection must not crash the process.
-  pool.on('error', () => {});
-  const run = async <T>(c: pg.Pool | pg.PoolClient, sql: string, params?: unknown[]) => {
-    // Parameterized statements are prepared once per connection: the big CTE statements of the
-    // ledger and sale paths are then parsed and planned once, not on every call.
-    const r = params && params.length > 0
-      ? await c.query({ name: statementName(sql), text: sql, values: params as unknown[] })
-      : await c.query(sql);
-    return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
-  };
-  return {
-    kind: 'postgres',
-    query: (sql, params) => run(pool, sql, params),
-    async tx(fn) {
-      for (let attempt = 1; ; attempt++) {
-        const client = await pool.connect();
-        try {
-          await client.query('BEGIN');
-          const result = await fn({ query: (sql, params) => run(client, sql, params) });
-          await client.query('COMMIT');
-          return result;
-        } catch (error) {
-          await client.query('ROLLBACK').catch(() => {});
-          if (!isRetryable(error) || attempt >= tx_max_attempts) throw error;
-        } finally {
-          client.release();
-        }
-      }
-    },
-    async listen(channel, onPayload, onLost) {
-      const client = new pg.Client({ connectionString: url });
-      let closing = false;
-      client.on('error', () => {});
-      client.on('end', () => { if (!closing) onLost?.(); });
-      await client.connect();
-      client.on('notification', (m) => { if (m.channel === channel) onPayload(m.payload ?? ''); });
-      await client.query(`LISTEN ${quoteIdent(channel)}`);
-      return async () => { closing = true; await client.end().catch(() => {}); };
-    },
-    close: () => pool.end(),
-  };
-}
-
-async function openPglite(dir: string): Promise<Db> {
-  const db = new PGlite(dir);
-  await db.waitReady;
-  const wrap = (c: { query: PGlite['query'] }): Queryable => ({
-    async query<T>(sql: string, params?: unknown[]) {
-      const r = await c.query<T>(sql, params as unknown[]);
-      return { rows: r.rows, rowCount: r.affectedRows || r.rows.length };
-    },
-  });
-  const self = wrap(db);
-  return {
-    kind: 'pglite',
-    query: self.query,
-    // PGlite is one connection: its transaction() queues callers, which serializes them for us.
-    tx: (fn) => db.transaction((t) => fn(wrap(t))),
-    async listen(channel, onPayload) {
-      const unlisten = await db.listen(channel, onPayload);
-      return async () => { await unlisten().catch(() => {}); };
-    },
-    close: () => db.close(),
-  };
+  if (url && url !== 'memory://') throw new Error(`unsupported DATABASE_URL scheme: ${url.split(':')[0]}`);
+  const { openPglite } = await import('./pglite.ts');
+  return openPglite(url === 'memory://' ? 'memory://' : `${dataDir}/pglite`);
 }
 
 export function quoteIdent(name: string): string {
   if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`bad identifier: ${name}`);
   return `"${name}"`;
+}
+
+/** Exponential backoff with jitter: 50–100 % of min(cap, base · 2^failures). */
+export function backoffMs(failures: number, baseMs: number, capMs: number, random = Math.random): number {
+  const ceiling = Math.min(capMs, baseMs * 2 ** Math.min(failures, 20));
+  return Math.round(ceiling * (0.5 + random() / 2));
 }

@@ -5,6 +5,8 @@ import type { Db } from './db.ts';
 const migrations_dir = fileURLToPath(new URL('./migrations/', import.meta.url));
 // Any constant works; it only has to be the same in every process of this gateway.
 const migration_lock_key = 728_401_993;
+// Beyond the usual statement limit: a migration may rewrite or index a large table.
+const migration_timeout_ms = 10 * 60_000;
 
 export interface Migration { version: number; name: string; sql: string }
 
@@ -32,7 +34,7 @@ export async function migrate(db: Db, migrations = loadMigrations()): Promise<st
       applied.push(m.name);
     }
     return applied;
-  });
+  }, { timeoutMs: migration_timeout_ms });
 }
 
 // Prepared statements take one command each, so a script is split on the statement marker.

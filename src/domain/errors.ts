@@ -19,8 +19,9 @@ export const PUBLIC_ERRORS = {
   MINIMUM_VALUE: { status: 422, identified: true },
   MAXIMUM_VALUE: { status: 422, identified: true },
   INSUFFICIENT_BALANCE: { status: 422, identified: true },
+  RATE_LIMITED: { status: 429, identified: true },
   INTERNAL: { status: 500, identified: false, title: 'Internal Server Error' },
-  UNAVAILABLE: { status: 503, identified: false, title: 'Service Unavailable' },
+  SERVICE_UNAVAILABLE: { status: 503, identified: true },
 } as const satisfies Record<string, { status: number; identified: boolean; title?: string }>;
 
 export type PublicErrorCode = keyof typeof PUBLIC_ERRORS;
@@ -29,6 +30,9 @@ export interface FieldError { field: string; message: string }
 
 /** A business refusal with a public code; thrown by use cases, rendered by the one error handler. */
 export class ApiError extends Error {
+  /** Sent as Retry-After (429, 503). */
+  retryAfterSeconds?: number;
+
   constructor(readonly code: PublicErrorCode, message: string, readonly details?: FieldError[]) {
     super(message);
     this.name = 'ApiError';

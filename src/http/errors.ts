@@ -1,5 +1,9 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { DatabaseUnavailableError } from '../db/db.ts';
 import { ApiError, errorBody, type FieldError, type PublicErrorCode } from '../domain/errors.ts';
+
+// Long enough for the availability probe to have run again; short enough to retry soon.
+export const unavailable_retry_after_s = 1;
 
 interface AjvError { instancePath?: string; keyword: string; params?: Record<string, unknown>; message?: string }
 
@@ -32,7 +36,14 @@ export function handleError(error: FastifyError | ApiError, request: FastifyRequ
   void reply.serializer(JSON.stringify);
   if (error instanceof ApiError) {
     const { status, body } = errorBody(error.code, error.message, error.details);
+    if (error.retryAfterSeconds !== undefined) void reply.header('retry-after', String(error.retryAfterSeconds));
     void reply.status(status).send(body);
+    return;
+  }
+  if (error instanceof DatabaseUnavailableError) {
+    request.log.warn({ err: error }, 'database unavailable');
+    const { status, body } = errorBody('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry shortly');
+    void reply.status(status).header('retry-after', String(unavailable_retry_after_s)).send(body);
     return;
   }
   const validation = (error as FastifyError).validation;

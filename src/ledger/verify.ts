@@ -4,6 +4,8 @@ export interface Mismatch { check: string; [detail: string]: unknown }
 export interface VerifyReport { ok: boolean; sellersChecked: number; mismatches: Mismatch[] }
 
 const max_mismatches_per_check = 100;
+// It reads the whole journal: more than the usual statement limit.
+const verify_timeout_ms = 120_000;
 
 /**
  * Recomputes everything from the journal and compares it with what the projections say. Runs in one
@@ -18,7 +20,7 @@ export async function verifyLedger(db: Db, extraChecks: LedgerCheck[] = []): Pro
       mismatches.push(...(await check(q)).slice(0, max_mismatches_per_check));
     }
     return { ok: mismatches.length === 0, sellersChecked: sellers.rows[0]!.n, mismatches };
-  });
+  }, { timeoutMs: verify_timeout_ms });
 }
 
 export type LedgerCheck = (q: Queryable) => Promise<Mismatch[]>;

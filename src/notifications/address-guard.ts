@@ -1,39 +1,62 @@
 import { lookup } from 'node:dns/promises';
 import { lookup as lookupCallback, type LookupAddress } from 'node:dns';
-import { BlockList, isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
-// Loopback, private, link-local, CGNAT, unspecified, multicast and other non-public ranges.
-const blocked = new BlockList();
-for (const [net, prefix] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16],
-  ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 3]] as const) {
-  blocked.addSubnet(net, prefix, 'ipv4');
-}
-for (const [net, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) {
-  blocked.addSubnet(net, prefix, 'ipv6');
+type IP = ipaddr.IPv4 | ipaddr.IPv6;
+
+// ipaddr calls these 'unicast' or lumps them with public ones, so they are matched by prefix.
+const ipv4Compatible = ipaddr.IPv6.parseCIDR('::/96');
+const nat64 = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
+
+function parseIP(text: string): IP | null {
+  // ipaddr reads "::a.b.c.d" as IPv4-mapped, but it is IPv4-compatible (::/96): inet_ntop prints such DNS answers that way.
+  const address = /^::[^:]*\./.test(text) ? `0${text}` : text;
+  // Inside IPv6, ipaddr reads "0177" as decimal 177 and accepts hex; inet_pton and WHATWG URL refuse both.
+  const bare = address.replace(/%.*$/, '');
+  const tail = bare.slice(bare.lastIndexOf(':') + 1);
+  if (bare.includes(':') && tail.includes('.') && !ipaddr.IPv4.isValidFourPartDecimal(tail)) return null;
+  return ipaddr.isValid(address) ? ipaddr.parse(address) : null;
 }
 
+const embeddedIPv4 = (ip: ipaddr.IPv6, byte: number) => new ipaddr.IPv4(ip.toByteArray().slice(byte, byte + 4));
+
+function isPublic(ip: IP): boolean {
+  if (ip instanceof ipaddr.IPv4) return ip.range() === 'unicast';
+  switch (ip.range()) {
+    case 'unicast': return !ip.match(ipv4Compatible);
+    case 'ipv4Mapped':
+    case 'rfc6145': return isPublic(embeddedIPv4(ip, 12));
+    // 64:ff9b:1::/48 is for local use, so only the well-known NAT64 prefix reaches a public IPv4 address.
+    case 'rfc6052': return ip.match(nat64) && isPublic(embeddedIPv4(ip, 12));
+    case '6to4': return isPublic(embeddedIPv4(ip, 2));
+    default: return false;
+  }
+}
+
+/** True unless `address` is an IP literal (any notation ipaddr.js knows) that reaches a public unicast address. */
 export function isPrivateAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return blocked.check(mapped[1]!, 'ipv4');
-  const family = isIP(address);
-  if (family === 0) return true;
-  return blocked.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  const ip = parseIP(address);
+  return ip === null || !isPublic(ip);
 }
 
-const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
+// "localhost." is the same host as "localhost"; the case matters only for non-special URL schemes, which keep it.
+const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
+const isLoopbackName = (host: string) => host === 'localhost' || host.endsWith('.localhost');
 
 /**
  * Checked when a URL is registered: refused if it names or resolves to a non-public address. A name
  * that does not resolve now is accepted; delivery checks the address it actually connects to.
  */
 export async function privateTargetReason(rawUrl: string): Promise<string | null> {
-  const host = hostOf(new URL(rawUrl));
-  if (isIP(host)) return isPrivateAddress(host) ? `${host} is a loopback or private address` : null;
-  if (host === 'localhost' || host.endsWith('.localhost')) return `${host} is a loopback name`;
+  const url = new URL(rawUrl);
+  const host = hostOf(url);
+  if (ipaddr.isValid(host)) return isPrivateAddress(host) ? `${host} is a loopback or private address` : null;
+  if (isLoopbackName(host)) return `${host} is a loopback name`;
   try {
-    const addresses = await lookup(host, { all: true });
+    // The name as written: with or without a trailing dot, the resolver may apply different search domains.
+    const addresses = await lookup(url.hostname, { all: true });
     const bad = addresses.find((a) => isPrivateAddress(a.address));
-    return bad ? `${host} resolves to ${bad.address}, a loopback or private address` : null;
+    return bad ? `${url.hostname} resolves to ${bad.address}, a loopback or private address` : null;
   } catch {
     return null;
   }
@@ -41,7 +64,7 @@ export async function privateTargetReason(rawUrl: string): Promise<string | null
 
 export function literalPrivateTarget(url: URL): boolean {
   const host = hostOf(url);
-  return host === 'localhost' || (isIP(host) !== 0 && isPrivateAddress(host));
+  return isLoopbackName(host) || (ipaddr.isValid(host) && isPrivateAddress(host));
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;

@@ -2,53 +2,97 @@ import { createHmac } from 'node:crypto';
 import { Agent, request } from 'undici';
 import type { AppContext } from '../context.ts';
 import { default_retry_delays_ms, isSuccess, nextStep, type AttemptResult } from '../domain/delivery-schedule.ts';
-import type { Job } from '../workers/runner.ts';
+import type { Job } from '../workers/job.ts';
 import { literalPrivateTarget, publicOnlyLookup } from './address-guard.ts';
 import { NOTIFICATIONS_CHANNEL } from './outbox.ts';
 
 const delivery_timeout_ms = 10_000;
 // A lease outlasts one attempt by this margin: a claim still held past it was lost with its worker.
 const lease_margin_ms = 20_000;
-const batch_size = 200;
+// Attempts in flight in this process, and to any one target (URL): a target that hangs holds at
+// most its own share, never the slots of the others.
+const in_flight_max = 512;
+const per_target_in_flight_max = 16;
+const claim_batch_max = 200;
 const error_text_max = 500;
 
-export interface DeliveryOptions { retryDelaysMs?: readonly number[]; timeoutMs?: number; random?: () => number }
+export interface DeliveryOptions { retryDelaysMs?: readonly number[]; timeoutMs?: number; random?: () => number; perTargetMax?: number }
+
+export interface DeliveryJob extends Job {
+  /** Resolves once every attempt started so far has been recorded. */
+  settled(): Promise<void>;
+  close(): Promise<void>;
+}
 
 interface Claimed {
   id: number; kind: string; url: string; event_id: string; payload: string; attempts: number;
   previous_status: string; status_changed_at: Date; event_status: string; resend_prior_status: string | null;
 }
 
-// Due, not leased, and first in line for its resource and target (a manual resend skips the line).
+interface Outcome { id: number; status: string; code: number | null; error: string | null; next: Date | null; lease: Date; done(): void }
+
+// Due, not leased, first in line for its resource and target (a manual resend skips the line), and
+// within its target's share of attempts in flight (those already leased count against it).
 const claim_sql = `
-  WITH due AS (
-    SELECT n.id FROM notifications n
+  WITH busy AS (
+    SELECT url, count(*) AS n FROM notifications WHERE locked_until > $1 AND status = 'PENDING' GROUP BY url
+  ), due AS (
+    SELECT n.id, n.next_attempt_at,
+      row_number() OVER (PARTITION BY n.url ORDER BY n.next_attempt_at, n.id) + coalesce(b.n, 0) AS place
+    FROM notifications n LEFT JOIN busy b ON b.url = n.url
     WHERE n.status = 'PENDING' AND n.next_attempt_at <= $1 AND (n.locked_until IS NULL OR n.locked_until <= $1)
       AND (n.resend_prior_status IS NOT NULL OR NOT EXISTS (
         SELECT 1 FROM notifications p
         WHERE p.order_key = n.order_key AND p.status = 'PENDING' AND p.id < n.id
           AND (p.resend_prior_status IS NULL OR p.resend_prior_status = 'PENDING')))
-    ORDER BY n.next_attempt_at, n.id LIMIT $2 FOR UPDATE SKIP LOCKED
+  ), claimable AS (
+    SELECT n.id FROM notifications n
+    WHERE n.id IN (SELECT id FROM due WHERE place <= $4 ORDER BY next_attempt_at, id LIMIT $2)
+      AND n.status = 'PENDING' AND (n.locked_until IS NULL OR n.locked_until <= $1)
+    FOR UPDATE SKIP LOCKED
   )
-  UPDATE notifications n SET locked_until = $3, attempts = n.attempts + 1 FROM due WHERE n.id = due.id
+  UPDATE notifications n SET locked_until = $3, attempts = n.attempts + 1 FROM claimable WHERE n.id = claimable.id
   RETURNING n.id, n.kind, n.url, n.event_id, n.payload, n.attempts, n.previous_status, n.status_changed_at, n.event_status, n.resend_prior_status`;
 
+// Outcomes, only where this worker still holds the lease it claimed with. A target that answered
+// has its notifications waiting for a retry released at once (CONTRACT §9 recovery); the claim
+// query still keeps them in per-resource order.
 const record_sql = `
-  UPDATE notifications n SET status = x.status, last_response_status = x.code, last_error = x.error,
-    next_attempt_at = coalesce(x.next_at, n.next_attempt_at), locked_until = NULL, resend_prior_status = NULL,
-    delivered_at = CASE WHEN x.status = 'DELIVERED' THEN $6 ELSE n.delivered_at END
-  FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::timestamptz[]) AS x (id, status, code, error, next_at)
-  WHERE n.id = x.id AND n.locked_until = $7`; // only while this worker still holds the lease
+  WITH recorded AS (
+    UPDATE notifications n SET status = x.status, last_response_status = x.code, last_error = x.error,
+      next_attempt_at = coalesce(x.next_at, n.next_attempt_at), locked_until = NULL, resend_prior_status = NULL,
+      delivered_at = CASE WHEN x.status = 'DELIVERED' THEN $6 ELSE n.delivered_at END
+    FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::timestamptz[], $7::timestamptz[]) AS x (id, status, code, error, next_at, lease)
+    WHERE n.id = x.id AND n.locked_until = x.lease
+    RETURNING n.url, x.status
+  ), released AS (
+    UPDATE notifications n SET next_attempt_at = $6
+    WHERE n.url IN (SELECT url FROM recorded WHERE status = 'DELIVERED') AND n.status = 'PENDING'
+      AND n.next_attempt_at > $6 AND n.locked_until IS NULL AND n.id <> ALL ($1::bigint[])
+    RETURNING 1
+  ), woken AS (
+    SELECT pg_notify('${NOTIFICATIONS_CHANNEL}', '') FROM (SELECT 1 FROM released LIMIT 1) AS any_row
+  )
+  SELECT (SELECT count(*) FROM released)::int AS released, (SELECT count(*) FROM woken)::int AS woken`;
 
 export function signPayload(payload: string, secret: string): string {
   return createHmac('sha256', secret).update(payload, 'utf8').digest('hex');
 }
 
-/** The delivery worker: claims due notifications, posts them, records each outcome. */
-export function createDeliveryJob(options: DeliveryOptions = {}): Job & { close(): Promise<void> } {
+/**
+ * The delivery worker. Each attempt is independent: run() claims what is due (within the limits
+ * above), starts the attempts and returns; each outcome is recorded when its attempt ends, batched
+ * with whatever else ended meanwhile. A receiver that hangs delays nobody but itself.
+ */
+export function createDeliveryJob(options: DeliveryOptions = {}): DeliveryJob {
   const timeoutMs = options.timeoutMs ?? delivery_timeout_ms;
   const leaseMs = timeoutMs + lease_margin_ms;
+  const perTargetMax = options.perTargetMax ?? per_target_in_flight_max;
   const agents = new Map<boolean, Agent>();
+  const inFlight = new Set<Promise<void>>();
+  const outcomes: Outcome[] = [];
+  let flushing: Promise<void> | null = null;
+
   const agentFor = (allowPrivate: boolean) => {
     let agent = agents.get(allowPrivate);
     if (!agent) {
@@ -83,30 +127,61 @@ export function createDeliveryJob(options: DeliveryOptions = {}): Job & { close(
     }
   }
 
+  function outcomeOf(ctx: AppContext, n: Claimed, result: AttemptResult, lease: Date, done: () => void): Outcome {
+    const step = nextStep(result, n.attempts, ctx.clock.now(), options.retryDelaysMs ?? default_retry_delays_ms, options.random);
+    // A manual resend is one more attempt: if it fails, the notification returns to where it was.
+    const resendOfFinished = n.resend_prior_status !== null && n.resend_prior_status !== 'PENDING';
+    const status = step.kind === 'delivered' ? 'DELIVERED' : step.kind === 'retry' && !resendOfFinished ? 'PENDING' : (resendOfFinished ? n.resend_prior_status! : 'FAILED');
+    const next = step.kind === 'retry' && status === 'PENDING' ? step.at : null;
+    return { id: n.id, status, code: result.status, error: result.ok ? null : result.error, next, lease, done };
+  }
+
+  // One flush at a time takes every outcome queued so far: one statement per batch under load,
+  // at once when quiet. `flushing` is cleared in the same turn as the emptiness check.
+  function flush(ctx: AppContext, wake: () => void): void {
+    if (flushing) return;
+    flushing = (async () => {
+      while (outcomes.length > 0) {
+        const batch = outcomes.splice(0, outcomes.length);
+        try {
+          await ctx.db.query(record_sql, [batch.map((o) => o.id), batch.map((o) => o.status), batch.map((o) => o.code),
+            batch.map((o) => o.error), batch.map((o) => o.next), ctx.clock.now(), batch.map((o) => o.lease)]);
+        } catch {
+          // Unrecorded (the database is away): the rows stay leased and are attempted again when the lease ends.
+        }
+        for (const o of batch) o.done();
+        // Capacity freed, a target's limit loosened, or its waiting notifications released.
+        wake();
+      }
+      flushing = null;
+    })();
+  }
+
+  async function settled(): Promise<void> {
+    while (inFlight.size > 0) await Promise.all([...inFlight]);
+  }
+
   return {
     name: 'notification-delivery',
     idle_interval_ms: 1_000,
     wake_channel: NOTIFICATIONS_CHANNEL,
-    async run(ctx) {
+    async run(ctx, wake = () => {}) {
+      const room = Math.min(claim_batch_max, in_flight_max - inFlight.size);
+      if (room <= 0) return 0;
       const now = ctx.clock.now();
-      const leaseUntil = new Date(now.getTime() + leaseMs);
-      const claimed = (await ctx.db.query<Claimed>(claim_sql, [now, batch_size, leaseUntil])).rows;
-      if (claimed.length === 0) return 0;
-      const results = await Promise.all(claimed.map((n) => attempt(ctx, n)));
-      const done = ctx.clock.now();
-      const rows = claimed.map((n, i) => {
-        const result = results[i]!;
-        const step = nextStep(result, n.attempts, done, options.retryDelaysMs ?? default_retry_delays_ms, options.random);
-        // A manual resend is one more attempt: if it fails, the notification returns to where it was.
-        const resendOfFinished = n.resend_prior_status !== null && n.resend_prior_status !== 'PENDING';
-        const status = step.kind === 'delivered' ? 'DELIVERED' : step.kind === 'retry' && !resendOfFinished ? 'PENDING' : (resendOfFinished ? n.resend_prior_status! : 'FAILED');
-        return { id: n.id, status, code: result.status, error: result.ok ? null : result.error, next: step.kind === 'retry' && status === 'PENDING' ? step.at : null };
-      });
-      await ctx.db.query(record_sql, [rows.map((r) => r.id), rows.map((r) => r.status), rows.map((r) => r.code),
-        rows.map((r) => r.error), rows.map((r) => r.next), done, leaseUntil]);
+      const lease = new Date(now.getTime() + leaseMs);
+      const claimed = (await ctx.db.query<Claimed>(claim_sql, [now, room, lease, perTargetMax])).rows;
+      for (const n of claimed) {
+        const running: Promise<void> = attempt(ctx, n)
+          .then((result) => new Promise<void>((done) => { outcomes.push(outcomeOf(ctx, n, result, lease, done)); flush(ctx, wake); }))
+          .finally(() => inFlight.delete(running));
+        inFlight.add(running);
+      }
       return claimed.length;
     },
+    settled,
     async close() {
+      await settled();
       await Promise.all([...agents.values()].map((a) => a.close()));
     },
   };

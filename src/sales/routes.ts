@@ -35,7 +35,7 @@ export async function saleRoutes(app: Router, ctx: AppContext): Promise<void> {
     const now = ctx.clock.now();
     const key = request.headers['idempotency-key'];
     const answer = await idempotent(
-      { db: ctx.db, sellerId: request.sellerId, endpoint: 'POST /api/sales', key: typeof key === 'string' ? key : undefined, body: request.body, now, singleStatement: true },
+      { db: ctx.db, fingerprintKey: ctx.requestFingerprintKey, sellerId: request.sellerId, endpoint: 'POST /api/sales', key: typeof key === 'string' ? key : undefined, body: request.body, now, singleStatement: true },
       async (q) => {
         const parsed = validateSaleRequest(request.body, now);
         if (!parsed.ok) throw validationError(parsed.errors);

@@ -3,7 +3,6 @@ import { findActiveKey, KEY_REVOKED_CHANNEL, type ActiveKey } from './sellers-re
 import { secretMatches } from './keys.ts';
 
 const cache_max_entries = 10_000;
-const relisten_delay_ms = 1_000;
 
 /**
  * Resolves API key pairs to sellers. A hit costs no database read; a miss costs one indexed read.
@@ -14,25 +13,20 @@ export class ApiKeyAuthenticator {
   private readonly cache = new Map<string, ActiveKey>();
   // Bumped on every invalidation, so a read that raced with a revocation is not cached afterwards.
   private generation = 0;
-  private listening = false;
   private unlisten: (() => Promise<void>) | null = null;
-  private closed = false;
 
   constructor(private readonly db: Db) {}
 
   async start(): Promise<void> {
-    try {
-      this.unlisten = await this.db.listen(KEY_REVOKED_CHANNEL, (publicKey) => this.forget(publicKey), () => this.lost());
-      this.listening = true;
-    } catch {
-      this.lost();
-    }
+    // A revocation committed while the channel was down was missed: forget everything, and let
+    // no lookup that straddled the gap (lost or restored) into the cache.
+    const reset = () => { this.generation++; this.cache.clear(); };
+    this.unlisten = await this.db.listen(KEY_REVOKED_CHANNEL, { onPayload: (publicKey) => this.forget(publicKey), onLost: reset, onRestored: reset });
   }
 
   async stop(): Promise<void> {
-    this.closed = true;
-    this.listening = false;
     await this.unlisten?.();
+    this.unlisten = null;
   }
 
   /** The seller id for a valid, unrevoked pair; null otherwise. */
@@ -51,19 +45,12 @@ export class ApiKeyAuthenticator {
     if (cached) return cached;
     const generation = this.generation;
     const key = await findActiveKey(this.db, publicKey);
-    if (key && this.listening && generation === this.generation) this.remember(publicKey, key);
+    if (key && this.unlisten && this.db.listening && generation === this.generation) this.remember(publicKey, key);
     return key;
   }
 
   private remember(publicKey: string, key: ActiveKey): void {
     if (this.cache.size >= cache_max_entries) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(publicKey, key);
-  }
-
-  private lost(): void {
-    this.listening = false;
-    this.generation++;
-    this.cache.clear();
-    if (!this.closed) setTimeout(() => { if (!this.closed) void this.start(); }, relisten_delay_ms).unref();
   }
 }

@@ -2,7 +2,7 @@ import type { AppContext } from '../context.ts';
 import { saoPauloDate } from '../domain/sale-request.ts';
 import type { TransactionEvent } from '../domain/transaction-states.ts';
 import type { CardOutcome } from '../providers/ports.ts';
-import type { Job } from '../workers/runner.ts';
+import type { Job } from '../workers/job.ts';
 import { moveTransaction } from './transitions.ts';
 import { applyMoneyEffect, saleMoney } from './ledger-effect.ts';
 import { reserveReleaseOf } from '../domain/transaction-postings.ts';

@@ -1,19 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../context.ts';
-import type { Config } from '../config.ts';
-import { createDeliveryJob } from '../notifications/delivery.ts';
-import { payoutAutopilotJob } from '../cashouts/jobs.ts';
-import { cardAutopilotJob, expiryJob, reserveReleaseJob } from '../transactions/jobs.ts';
-
-/** A background job: run() handles one batch and says how many items it handled. */
-export interface Job {
-  name: string;
-  idle_interval_ms: number;
-  /** A LISTEN channel whose notifications cut the idle wait short (work committed elsewhere). */
-  wake_channel?: string;
-  run(ctx: AppContext): Promise<number>;
-  close?(): Promise<void>;
-}
+import { DatabaseUnavailableError } from '../db/db.ts';
+import type { Job } from './job.ts';
 
 const error_backoff_ms = 1_000;
 
@@ -26,16 +14,19 @@ export class WorkerRunner {
   private stopping = false;
   private readonly loops: Promise<void>[] = [];
   private readonly wakers = new Map<string, () => void>();
+  // A wake that arrives while the job is running makes it run again at once instead of idling.
+  private readonly pendingWakes = new Set<string>();
+  private readonly unlisteners: (() => Promise<void>)[] = [];
 
   constructor(private readonly ctx: AppContext, private readonly jobs: Job[], private readonly log: FastifyBaseLogger) {}
-
-  private readonly unlisteners: (() => Promise<void>)[] = [];
 
   async start(): Promise<void> {
     for (const job of this.jobs) {
       if (job.wake_channel) {
-        // If the channel is lost, the idle interval still bounds the delay.
-        this.unlisteners.push(await this.ctx.db.listen(job.wake_channel, () => this.wake(job.name)).catch(() => async () => {}));
+        // Wakes missed while the channel was down are made up by one run when it is back; until
+        // then the idle interval bounds the delay.
+        const wake = () => this.wake(job.name);
+        this.unlisteners.push(await this.ctx.db.listen(job.wake_channel, { onPayload: wake, onRestored: wake }));
       }
       this.loops.push(this.loop(job));
     }
@@ -48,9 +39,6 @@ export class WorkerRunner {
     else this.pendingWakes.add(name);
   }
 
-  // A wake that arrives while the job is running makes it run again at once instead of idling.
-  private readonly pendingWakes = new Set<string>();
-
   async stop(): Promise<void> {
     this.stopping = true;
     for (const wake of this.wakers.values()) wake();
@@ -60,12 +48,18 @@ export class WorkerRunner {
   }
 
   private async loop(job: Job): Promise<void> {
+    const wake = () => this.wake(job.name);
+    let unavailable = false;
     while (!this.stopping) {
       let pause = job.idle_interval_ms;
       try {
-        if ((await job.run(this.ctx)) > 0) pause = 0;
+        if ((await job.run(this.ctx, wake)) > 0) pause = 0;
+        unavailable = false;
       } catch (err) {
-        this.log.error({ err, job: job.name }, 'worker job failed');
+        // An outage is logged once, not once a second per job.
+        if (!(err instanceof DatabaseUnavailableError)) this.log.error({ err, job: job.name }, 'worker job failed');
+        else if (!unavailable) this.log.warn({ job: job.name }, 'worker job paused: database unavailable');
+        unavailable = err instanceof DatabaseUnavailableError;
         pause = error_backoff_ms;
       }
       if (this.pendingWakes.delete(job.name)) pause = 0;
@@ -81,9 +75,4 @@ export class WorkerRunner {
       wakers.set(name, done);
     });
   }
-}
-
-/** The jobs this gateway runs; features add theirs here. */
-export function allJobs(config: Config): Job[] {
-  return [createDeliveryJob(), expiryJob, reserveReleaseJob, ...(config.sandboxAutopilot ? [cardAutopilotJob, payoutAutopilotJob] : [])];
 }

@@ -33,8 +33,9 @@ export interface GatewayOptions {
   extend?: (app: App) => void;
 }
 
-function testConfig(url: string, env: Record<string, string> = {}): Config {
-  return loadConfig({
+/** The environment of a test gateway on database `url` (also for gateways started in child processes). */
+export function testEnv(url: string, env: Record<string, string> = {}): Record<string, string> {
+  return {
     DATABASE_URL: url,
     DATA_DIR: mkdtempSync(join(tmpdir(), 'gw-test-')),
     ADMIN_TOKEN,
@@ -43,7 +44,11 @@ function testConfig(url: string, env: Record<string, string> = {}): Config {
     SANDBOX_AUTOPILOT: 'false',
     LOG_LEVEL: 'silent',
     ...env,
-  });
+  };
+}
+
+function testConfig(url: string, env: Record<string, string> = {}): Config {
+  return loadConfig(testEnv(url, env));
 }
 
 /** A gateway on a database of its own (PGlite in memory, or a fresh PostgreSQL database). */

@@ -1,9 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import { adminHeaders, startGateway, type Gateway, type SellerKeys } from '../helpers/gateway.ts';
+import { spawn } from 'node:child_process';
+import pg from 'pg';
+import { adminHeaders, startGateway, testEnv, type Gateway, type SellerKeys } from '../helpers/gateway.ts';
 import { onPostgres } from '../helpers/databases.ts';
-import { canonicalJson } from '../../src/domain/canonical-json.ts';
 import type { App } from '../../src/app.ts';
 
 type Json = Record<string, unknown>;
@@ -165,33 +165,81 @@ describe('Idempotency-Key on POST /api/sales', () => {
     assert.equal(await countFor(seller), 1);
   });
 
-  test('a key held by a request still running: 409 IDEMPOTENCY_KEY_IN_USE (same body), 422 (other body); taken over once its lock lapses', async () => {
+  /** Holds the seller's row lock from another connection: a sale for it waits inside its transaction. */
+  async function holdSeller(sellerId: number) {
+    const client = new pg.Client({ connectionString: gw.database.url });
+    await client.connect();
+    await client.query('BEGIN');
+    await client.query('SELECT 1 FROM sellers WHERE id = $1 FOR UPDATE', [sellerId]);
+    return { release: async () => { await client.query('COMMIT'); await client.end(); } };
+  }
+
+  /** Polls (bounded) until some session of the test database holds an advisory lock: a key is claimed. */
+  async function waitForClaim() {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const r = await gw.ctx.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())");
+      if (r.rows[0]!.n > 0) return;
+      if (Date.now() > deadline) throw new Error('the first request never claimed its key');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  test('a key held by a request still running: 409 IDEMPOTENCY_KEY_IN_USE, whatever the body; the first answer once it ends', { skip: !onPostgres && 'PGlite runs one transaction at a time: a second request waits, then replays' }, async () => {
     current = T0;
     const seller = await gw.createSeller();
     const body = pixBody();
-    const hash = createHash('sha256').update(canonicalJson(body)).digest('hex');
-    await gw.ctx.db.query(
-      `INSERT INTO idempotency_keys (seller_id, endpoint, key, request_hash, response_status, response_body, locked_until, expires_at)
-       VALUES ($1, $2, 'k1', $3, NULL, NULL, $4, $5)`,
-      [seller.id, ENDPOINT, hash, new Date(T0.getTime() + 60_000), new Date(T0.getTime() + 86_400_000)]);
-    for (const payload of [JSON.stringify(body), JSON.stringify(reordered(body))]) {
-      const res = await post(gw.app, seller, payload, 'k1');
-      assert.equal(res.statusCode, 409, res.body);
-      assert.deepEqual(Object.keys(res.json()), ['message', 'errorType']);
-      assert.equal(res.json().errorType, 'IDEMPOTENCY_KEY_IN_USE');
+    const held = await holdSeller(seller.id);
+    const first = post(gw.app, seller, body, 'k1');
+    try {
+      await waitForClaim();
+      for (const payload of [JSON.stringify(body), JSON.stringify(reordered(body)), JSON.stringify(pixBody(20000))]) {
+        const res = await post(gw.app, seller, payload, 'k1');
+        assert.equal(res.statusCode, 409, res.body);
+        assert.deepEqual(Object.keys(res.json()), ['message', 'errorType']);
+        assert.equal(res.json().errorType, 'IDEMPOTENCY_KEY_IN_USE');
+      }
+    } finally {
+      await held.release();
     }
-    const other = await post(gw.app, seller, pixBody(20000), 'k1');
-    assert.equal(other.statusCode, 422);
-    assert.equal(other.json().errorType, 'IDEMPOTENCY_KEY_REUSED');
-    assert.equal(await countFor(seller), 0);
-    // The holder is taken as crashed once locked_until has passed: the same request may go ahead.
-    current = new Date(T0.getTime() + 60_000);
-    const taken = await post(gw.app, seller, body, 'k1');
-    assert.equal(taken.statusCode, 201, taken.body);
-    assert.equal(taken.headers['idempotent-replayed'], undefined);
-    assert.equal((await post(gw.app, seller, body, 'k1')).body, taken.body);
+    const done = await first;
+    assert.equal(done.statusCode, 201, done.body);
+    assert.equal((await post(gw.app, seller, body, 'k1')).body, done.body);
+    assert.equal((await post(gw.app, seller, pixBody(20000), 'k1')).statusCode, 422);
     assert.equal(await countFor(seller), 1);
+  });
+
+  test('a process killed mid-request frees its key at once: the retry creates the sale', { skip: !onPostgres && 'PGlite has no second process' }, async () => {
     current = T0;
+    const seller = await gw.createSeller();
+    const body = pixBody();
+    const held = await holdSeller(seller.id);
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/idempotent-child.ts', JSON.stringify(seller.headers), 'crash-1', JSON.stringify(body)],
+      { env: { ...process.env, ...testEnv(gw.database.url) }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    // Its start-up takes the migration lock (advisory too): look for the key's claim only after it.
+    const sent = new Promise<void>((resolve) => child.stdout!.on('data', (d: Buffer) => { if (d.toString().includes('sent')) resolve(); }));
+    try {
+      await Promise.race([sent, exited.then(() => { throw new Error('the child exited before sending'); })]);
+      await waitForClaim();
+      assert.equal((await post(gw.app, seller, body, 'crash-1')).statusCode, 409, 'held by the child while it runs');
+      child.kill('SIGKILL');
+      await exited;
+    } finally {
+      child.kill('SIGKILL');
+      await held.release();
+    }
+    // The server notices the dead connection and ends its transaction: no 60 s wait.
+    const deadline = Date.now() + 5_000;
+    let retry = await post(gw.app, seller, body, 'crash-1');
+    while (retry.statusCode === 409 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      retry = await post(gw.app, seller, body, 'crash-1');
+    }
+    assert.equal(retry.statusCode, 201, retry.body);
+    assert.equal(retry.headers['idempotent-replayed'], undefined);
+    assert.equal(await countFor(seller), 1, 'the killed request created nothing');
   });
 
   test(`two identical requests at once${onPostgres ? ' from two processes' : ''}: one sale; the other is 409 IN_USE or the replay`, async () => {

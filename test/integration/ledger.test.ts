@@ -81,7 +81,7 @@ describe('ledger: balanced postings, append-only journal, projection, verificati
     const seller = await gw.createSeller();
     const connections = 24;
     const perConnection = 10;
-    const db = onPostgres ? await openDb(gw.database.url, gw.config.dataDir, connections) : gw.ctx.db;
+    const db = onPostgres ? await openDb(gw.database.url, gw.config.dataDir, { poolSize: connections }) : gw.ctx.db;
     try {
       const amounts = Array.from({ length: connections * perConnection }, (_, i) => 100 + i);
       await Promise.all(amounts.map((cents, i) => db.tx((q) => post(q, credit(seller.id, cents, i % 7)))));
@@ -98,7 +98,7 @@ describe('ledger: balanced postings, append-only journal, projection, verificati
   test('concurrent covered debits never spend the same cents', async () => {
     const seller = await gw.createSeller();
     await gw.ctx.db.tx((q) => post(q, credit(seller.id, 10 * 1000)));
-    const db = onPostgres ? await openDb(gw.database.url, gw.config.dataDir, 30) : gw.ctx.db;
+    const db = onPostgres ? await openDb(gw.database.url, gw.config.dataDir, { poolSize: 30 }) : gw.ctx.db;
     try {
       const hold: Posting = { kind: 'TEST_HOLD', sellerId: seller.id, lines: [{ account: 'available', amount: -1000 }, { account: 'blocked', amount: 1000 }] };
       const results = await Promise.all(Array.from({ length: 30 }, () => db.tx((q) => postIfCovered(q, hold))));

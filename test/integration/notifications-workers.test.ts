@@ -4,7 +4,8 @@ import { adminHeaders, startGateway, type Gateway, type SellerKeys } from '../he
 import { onPostgres } from '../helpers/databases.ts';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/receiver.ts';
 import { createDeliveryJob } from '../../src/notifications/delivery.ts';
-import { WorkerRunner, type Job } from '../../src/workers/runner.ts';
+import { WorkerRunner } from '../../src/workers/runner.ts';
+import type { Job } from '../../src/workers/job.ts';
 import type { App } from '../../src/app.ts';
 
 type Json = Record<string, unknown>;
@@ -195,6 +196,7 @@ describe('notification delivery workers', () => {
     closers.push(() => job.close());
     current = new Date(claimedAt + 29_999);
     await job.run(gw.ctx);
+    await job.settled();
     assert.equal(rx.requestsTo('/crash').length, 0, 'still leased: not claimed');
     assert.deepEqual((await rowsOf(seller.id)).map((r) => [r.status, r.attempts]), [['PENDING', 1]]);
 
@@ -202,6 +204,7 @@ describe('notification delivery workers', () => {
     const fresh = createDeliveryJob({ retryDelaysMs: [1000], random: () => 0.5 });
     closers.push(() => fresh.close());
     await fresh.run(gw.ctx);
+    await fresh.settled();
     const got = rx.requestsTo('/crash');
     assert.equal(got.length, 1);
     assert.equal(got[0]!.headers['x-delivery-attempt'], '2');
@@ -223,7 +226,9 @@ describe('notification delivery workers', () => {
     await second.run(gw.ctx);
     assert.equal(rx.requestsTo('/in-flight').length, 1, 'leased by the first worker: not claimed again');
     await running;
+    await first.settled();
     await second.run(gw.ctx);
+    await second.settled();
     assert.equal(rx.requestsTo('/in-flight').length, 1);
     const [row] = await rowsOf(seller.id);
     assert.deepEqual([row!.status, row!.attempts], ['DELIVERED', 1]);

@@ -69,9 +69,15 @@ function harness(env?: Record<string, string>) {
       h.jobs.push(j);
       return j;
     },
+    /** One run, and every attempt it started recorded; how many it claimed. */
+    async runOnce(job: DeliveryJob): Promise<number> {
+      const claimed = await job.run(h.gw.ctx);
+      await job.settled();
+      return claimed;
+    },
     /** Runs the job until a run claims nothing (bounded). */
     async drain(job: DeliveryJob) {
-      for (let i = 0; i < 50; i++) if ((await job.run(h.gw.ctx)) === 0) return;
+      for (let i = 0; i < 50; i++) if ((await h.runOnce(job)) === 0) return;
       throw new Error('delivery job never ran dry');
     },
     async sale(seller: SellerKeys, body: Json) {
@@ -483,29 +489,29 @@ describe('notifications', () => {
       const got = () => h.rx.requestsTo('/retry');
       const mine = async () => (await h.notifications(seller))[0]!;
 
-      await job.run(h.gw.ctx);
+      await h.runOnce(job);
       assert.equal(got().length, 1);
       let n = await mine();
       assert.deepEqual({ status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus, nextAttemptAt: n.nextAttemptAt },
         { status: 'PENDING', attempts: 1, lastResponseStatus: 500, nextAttemptAt: at(1000) });
 
       h.tick(999);
-      await job.run(h.gw.ctx);
+      await h.runOnce(job);
       assert.equal(got().length, 1, 'not before the delay');
       h.tick(1);
-      await job.run(h.gw.ctx);
+      await h.runOnce(job);
       assert.equal(got().length, 2);
       n = await mine();
       assert.deepEqual({ status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus, nextAttemptAt: n.nextAttemptAt },
         { status: 'PENDING', attempts: 2, lastResponseStatus: 500, nextAttemptAt: at(3000) });
 
       h.tick(1999);
-      await job.run(h.gw.ctx);
+      await h.runOnce(job);
       assert.equal(got().length, 2, 'not before the second delay');
       h.tick(1);
-      await job.run(h.gw.ctx);
+      await h.runOnce(job);
       assert.equal(got().length, 3);
-      await job.run(h.gw.ctx);
+      await h.runOnce(job);
       assert.equal(got().length, 3, 'delivered: no more attempts');
 
       const reqs = got();
@@ -525,7 +531,7 @@ describe('notifications', () => {
       const id = await h.sale(seller, pixBody({ postbackUrl: h.rx.url('/jitter') }));
       await h.move(id, 'PAYMENT_CONFIRMED');
       const start = h.current.getTime();
-      await h.job({ retryDelaysMs: [10_000], random: () => 1 }).run(h.gw.ctx);
+      await h.runOnce(h.job({ retryDelaysMs: [10_000], random: () => 1 }));
       assert.equal((await h.notifications(seller))[0]!.nextAttemptAt, new Date(start + 11_000).toISOString());
       h.tick(11_000);
       await h.drain(h.job());
@@ -538,11 +544,11 @@ describe('notifications', () => {
       const job = h.job({ retryDelaysMs: [1000], random: () => 0.5 });
       const id = await h.sale(seller, pixBody({ postbackUrl: h.rx.url('/exhaust') }));
       await h.move(id, 'PAYMENT_CONFIRMED');
-      await job.run(h.gw.ctx);
+      await h.runOnce(job);
       h.tick(1000);
-      await job.run(h.gw.ctx);
+      await h.runOnce(job);
       h.tick(3_600_000);
-      await job.run(h.gw.ctx);
+      await h.runOnce(job);
       assert.equal(h.rx.requestsTo('/exhaust').length, 2);
       const n = (await h.notifications(seller))[0]!;
       assert.deepEqual({ status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus, nextAttemptAt: n.nextAttemptAt },
@@ -554,7 +560,7 @@ describe('notifications', () => {
       h.rx.script('/gone', 410);
       const id = await h.sale(seller, pixBody({ postbackUrl: h.rx.url('/gone') }));
       await h.move(id, 'PAYMENT_CONFIRMED');
-      await h.job({ retryDelaysMs: [1000, 1000, 1000] }).run(h.gw.ctx);
+      await h.runOnce(h.job({ retryDelaysMs: [1000, 1000, 1000] }));
       h.tick(10_000);
       await h.drain(h.job({ retryDelaysMs: [1000, 1000, 1000] }));
       assert.equal(h.rx.requestsTo('/gone').length, 1);
@@ -581,14 +587,14 @@ describe('notifications', () => {
       const id = await h.sale(seller, pixBody({ postbackUrl: h.rx.url('/redirect') }));
       await h.move(id, 'PAYMENT_CONFIRMED');
       const job = h.job({ retryDelaysMs: [1000] });
-      await job.run(h.gw.ctx);
+      await h.runOnce(job);
       assert.equal(h.rx.requestsTo('/redirect').length, 1);
       assert.equal(h.rx.requestsTo('/redirect-target').length, 0, 'the redirect is not followed');
       const n = (await h.notifications(seller))[0]!;
       assert.deepEqual({ status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus },
         { status: 'PENDING', attempts: 1, lastResponseStatus: 302 });
       h.tick(1000);
-      await job.run(h.gw.ctx);
+      await h.runOnce(job);
       assert.equal((await h.notifications(seller))[0]!.status, 'DELIVERED');
       assert.equal(h.rx.requestsTo('/redirect-target').length, 0);
     });
@@ -600,7 +606,7 @@ describe('notifications', () => {
       await h.move(id, 'PAYMENT_CONFIRMED');
       const job = h.job({ timeoutMs: 200, retryDelaysMs: [1000, 1000] });
       const t0 = Date.now();
-      await job.run(h.gw.ctx);
+      await h.runOnce(job);
       assert.ok(Date.now() - t0 < 4000, `gave up after the time-out (${Date.now() - t0} ms)`);
       let n = (await h.notifications(seller))[0]!;
       assert.deepEqual({ status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus },
@@ -608,12 +614,12 @@ describe('notifications', () => {
       const lastError = (await h.gw.ctx.db.query<{ last_error: string | null }>('SELECT last_error FROM notifications WHERE id = $1', [n.id])).rows[0]!.last_error;
       assert.ok(lastError && lastError.length > 0, 'the error is recorded');
       h.tick(1000);
-      await job.run(h.gw.ctx); // a receiver that never answers: also a time-out
+      await h.runOnce(job); // a receiver that never answers: also a time-out
       n = (await h.notifications(seller))[0]!;
       assert.deepEqual({ status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus },
         { status: 'PENDING', attempts: 2, lastResponseStatus: null });
       h.tick(1000);
-      await job.run(h.gw.ctx);
+      await h.runOnce(job);
       n = (await h.notifications(seller))[0]!;
       assert.deepEqual({ status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus }, { status: 'DELIVERED', attempts: 3, lastResponseStatus: 200 });
     });
@@ -622,7 +628,7 @@ describe('notifications', () => {
       const seller = await h.gw.createSeller();
       const id = await h.sale(seller, pixBody({ postbackUrl: 'http://127.0.0.1:1/nothing-listens' }));
       await h.move(id, 'PAYMENT_CONFIRMED');
-      await h.job({ retryDelaysMs: [] }).run(h.gw.ctx);
+      await h.runOnce(h.job({ retryDelaysMs: [] }));
       const n = (await h.notifications(seller))[0]!;
       assert.deepEqual({ status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus }, { status: 'FAILED', attempts: 1, lastResponseStatus: null });
     });
@@ -639,10 +645,10 @@ describe('notifications', () => {
       await h.move(id, 'REFUNDED');
       const statuses = () => h.rx.requestsTo('/order').map((r) => bodyOf(r).status);
 
-      await job.run(h.gw.ctx);
+      await h.runOnce(job);
       assert.deepEqual(statuses(), ['PAGO']);
-      await job.run(h.gw.ctx);
-      await job.run(h.gw.ctx);
+      await h.runOnce(job);
+      await h.runOnce(job);
       assert.deepEqual(statuses(), ['PAGO'], 'ESTORNADO is not delivered while PAGO is pending');
       const list = await h.notifications(seller);
       assert.deepEqual(list.map((n) => [n.eventStatus, n.status, n.attempts]), [['ESTORNADO', 'PENDING', 0], ['PAGO', 'PENDING', 1]]);
@@ -698,7 +704,7 @@ describe('notifications', () => {
       // A later status queued behind the resend is not held back by it (the resend is exempt).
       h.tick(10);
       await h.move(id, 'REFUNDED');
-      await job.run(h.gw.ctx);
+      await h.runOnce(job);
       const got = h.rx.requestsTo('/resend');
       assert.equal(got.length, 3, 'the resend and the refund go in the same run');
       const [first, resent] = [got[0]!, got.find((r, i) => i > 0 && bodyOf(r).status === 'PAGO')!];
@@ -737,7 +743,9 @@ describe('notifications', () => {
       const res = await h.gw.app.inject({ method: 'POST', url: `/api/notifications/${refunded!.id}/resend`, headers: seller.headers });
       assert.equal(res.statusCode, 202, res.body);
       await h.drain(job);
-      assert.deepEqual(h.rx.requestsTo('/resend-order').map((r) => [bodyOf(r).status, header(r, 'x-delivery-attempt')]), [['PAGO', '1'], ['ESTORNADO', '1']]);
+      // The resend succeeded, so the target's notification waiting for its retry (PAGO) went at once.
+      assert.deepEqual(h.rx.requestsTo('/resend-order').map((r) => [bodyOf(r).status, header(r, 'x-delivery-attempt')]),
+        [['PAGO', '1'], ['ESTORNADO', '1'], ['PAGO', '2']]);
 
       const seller2 = await h.gw.createSeller();
       h.rx.script('/resend-failed', 410, 200);
@@ -899,7 +907,7 @@ describe('notifications with WEBHOOK_ALLOW_PRIVATE=false', () => {
     const id = (created.json() as { sale: { id: number } }).sale.id;
     await h.gw.ctx.db.query('UPDATE transactions SET postback_url = $2 WHERE id = $1', [id, h.rx.url('/private-postback')]);
     await h.move(id, 'PAYMENT_CONFIRMED');
-    await h.job({ retryDelaysMs: [1000] }).run(h.gw.ctx);
+    await h.runOnce(h.job({ retryDelaysMs: [1000] }));
 
     assert.equal(h.rx.requests.length, 0, 'the receiver got nothing');
     const list = await h.notifications(seller);
@@ -926,7 +934,7 @@ describe('notifications with WEBHOOK_ALLOW_PRIVATE=false', () => {
     await h.gw.ctx.db.query(`INSERT INTO webhooks (seller_id, url, types) VALUES ($1, $2, ARRAY['TRANSACTION'])`, [seller.id, `http://${name}:${h.rx.port}/by-name`]);
     const id = (await h.gw.app.inject({ method: 'POST', url: '/api/sales', headers: seller.headers, payload: pixBody() })).json().sale.id as number;
     await h.move(id, 'PAYMENT_CONFIRMED');
-    await h.job({ retryDelaysMs: [1000] }).run(h.gw.ctx);
+    await h.runOnce(h.job({ retryDelaysMs: [1000] }));
     assert.equal(h.rx.requestsTo('/by-name').length, 0);
     const [n] = await h.notifications(seller);
     assert.deepEqual([n!.status, n!.attempts, n!.lastResponseStatus], ['PENDING', 1, null]);

@@ -391,7 +391,7 @@ describe('concurrent events on one transaction', () => {
 
   test(`20 concurrent PAYMENT_CONFIRMED through ${onPostgres ? 'a pool of 20 connections' : 'PGlite'}: exactly one move and one history row`, async () => {
     const id = await newSale(gw, seller, 'PIX');
-    const db: Db = onPostgres ? await openDb(gw.database.url, mkdtempSync(join(tmpdir(), 'gw-pool-')), 20) : gw.ctx.db;
+    const db: Db = onPostgres ? await openDb(gw.database.url, mkdtempSync(join(tmpdir(), 'gw-pool-')), { poolSize: 20 }) : gw.ctx.db;
     try {
       const now = new Date();
       const results = await Promise.all(Array.from({ length: 20 }, () => db.tx((q) => moveTransaction(q, id, 'PAYMENT_CONFIRMED', now))));

@@ -1,0 +1,142 @@
+import pg from 'pg';
+import type { Availability } from './availability.ts';
+import { backoffMs, quoteIdent, type ListenHandlers } from './db.ts';
+
+const reconnect_base_ms = 100;
+const reconnect_cap_ms = 2_000;
+const heartbeat_interval_ms = 500;
+// A partitioned network shows no error, only silence: an unanswered heartbeat is how it is seen.
+export const heartbeat_timeout_ms = 1_000;
+
+/** Closes a client now, whatever state its connection is in (end() waits on a silent network). */
+export function destroyClient(client: pg.Client): void {
+  (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+  client.end().catch(() => {});
+}
+
+/**
+ * The process's one LISTEN connection, shared by every channel. One reconnect loop (a single timer,
+ * exponential backoff with jitter, a connect timeout, the old client always destroyed) brings it
+ * back after any outage and LISTENs again to every channel; a heartbeat notices a silent network.
+ */
+export class PgListener {
+  private client: pg.Client | null = null;
+  private readonly subscribers = new Map<string, Set<ListenHandlers>>();
+  private timer: NodeJS.Timeout | null = null;
+  private heartbeat: NodeJS.Timeout | null = null;
+  private connecting: Promise<void> | null = null;
+  private failures = 0;
+  private closed = false;
+
+  constructor(private readonly newClient: () => pg.Client, private readonly availability: Availability) {}
+
+  get listening(): boolean {
+    return this.client !== null;
+  }
+
+  async subscribe(channel: string, handlers: ListenHandlers): Promise<() => Promise<void>> {
+    let set = this.subscribers.get(channel);
+    const first = !set;
+    if (!set) this.subscribers.set(channel, (set = new Set()));
+    set.add(handlers);
+    if (this.client && first) {
+      await this.client.query(`LISTEN ${quoteIdent(channel)}`).catch(() => this.lost(this.client!));
+    } else if (!this.client) {
+      await this.connect();
+    }
+    return async () => {
+      set.delete(handlers);
+      if (set.size > 0) return;
+      this.subscribers.delete(channel);
+      if (this.subscribers.size === 0) this.stop();
+      else await this.client?.query(`UNLISTEN ${quoteIdent(channel)}`).catch(() => {});
+    };
+  }
+
+  close(): void {
+    this.closed = true;
+    this.stop();
+  }
+
+  private stop(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.stopHeartbeat();
+    const client = this.client;
+    this.client = null;
+    if (client) destroyClient(client);
+  }
+
+  /** One attempt at a time; failure schedules the next on the one timer. */
+  private connect(): Promise<void> {
+    if (this.client) return Promise.resolve();
+    this.connecting ??= this.attempt().finally(() => { this.connecting = null; });
+    return this.connecting;
+  }
+
+  private async attempt(): Promise<void> {
+    const client = this.newClient();
+    client.on('error', () => {}); // surfaced as 'end', handled there
+    client.on('notification', (m) => {
+      for (const h of this.subscribers.get(m.channel) ?? []) h.onPayload(m.payload ?? '');
+    });
+    try {
+      await client.connect();
+      for (const channel of this.subscribers.keys()) await client.query(`LISTEN ${quoteIdent(channel)}`);
+    } catch {
+      destroyClient(client);
+      this.failures++;
+      this.availability.trip();
+      this.schedule();
+      return;
+    }
+    if (this.closed || this.subscribers.size === 0) {
+      destroyClient(client);
+      return;
+    }
+    client.on('end', () => this.lost(client));
+    this.client = client;
+    this.failures = 0;
+    this.startHeartbeat(client);
+    this.availability.nudge();
+    for (const set of this.subscribers.values()) for (const h of set) h.onRestored?.();
+  }
+
+  private lost(client: pg.Client): void {
+    if (this.client !== client) return; // a late 'end' of a client already replaced
+    this.client = null;
+    this.stopHeartbeat();
+    destroyClient(client);
+    for (const set of this.subscribers.values()) for (const h of set) h.onLost?.();
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.timer || this.closed || this.subscribers.size === 0) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.connect();
+    }, backoffMs(this.failures, reconnect_base_ms, reconnect_cap_ms));
+    this.timer.unref();
+  }
+
+  /** One heartbeat at a time, the next one an interval after the last answer. */
+  private startHeartbeat(client: pg.Client): void {
+    this.stopHeartbeat();
+    this.heartbeat = setTimeout(() => {
+      client.query({ text: 'SELECT 1', query_timeout: heartbeat_timeout_ms } as pg.QueryConfig).then(
+        () => { if (this.client === client) this.startHeartbeat(client); },
+        () => {
+          if (this.client !== client) return;
+          this.availability.trip();
+          this.lost(client);
+        });
+    }, heartbeat_interval_ms);
+    this.heartbeat.unref();
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeat) clearTimeout(this.heartbeat);
+    this.heartbeat = null;
+  }
+}

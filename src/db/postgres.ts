@@ -1,0 +1,131 @@
+import pg from 'pg';
+import { Availability } from './availability.ts';
+import { DatabaseUnavailableError, isRetryable, type Db, type Queryable } from './db.ts';
+import { destroyClient, heartbeat_timeout_ms, PgListener } from './pg-listener.ts';
+
+// Every wait on the database is bounded; the server enforces the statement limits itself, and the
+// client-side read timeout catches a server that cannot even say so (a partitioned network).
+const connect_timeout_ms = 1_000;
+const statement_timeout_ms = 5_000;
+const read_timeout_margin_ms = 1_000;
+// A process that stalls inside a transaction must not hold its row locks for long.
+const idle_in_transaction_timeout_ms = 10_000;
+const tx_max_attempts = 5;
+
+// Errors that say the server could not be reached at all: trip, so others fail fast.
+const unreachable_codes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ETIMEDOUT',
+  '57P03', '53300']); // cannot_connect_now (starting or shutting down), too_many_connections
+// Errors that say this one connection is gone.
+const lost_codes = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', '57P01', '57P02']); // admin_shutdown, crash_shutdown
+const lost_messages = /Connection terminated|Query read timeout|not queryable|Client was closed/;
+
+/** Maps a driver error to what callers act on; the rest pass through untouched. */
+function classify(error: unknown, availability: Availability): unknown {
+  if (error instanceof DatabaseUnavailableError) return error;
+  const { code = '', message = '' } = (error ?? {}) as { code?: string; message?: string };
+  const cause = { cause: error };
+  if (unreachable_codes.has(code) || code.startsWith('08') || /connection timeout|Query read timeout/.test(message)) {
+    availability.trip();
+    return new DatabaseUnavailableError('database unreachable', true, cause);
+  }
+  if (lost_codes.has(code) || lost_messages.test(message)) return new DatabaseUnavailableError('database connection lost', true, cause);
+  // The pool stayed full past the connect timeout, or a statement ran past its limit: overloaded.
+  if (message === 'timeout exceeded when trying to connect') return new DatabaseUnavailableError('database busy', false, cause);
+  if (code === '57014') return new DatabaseUnavailableError('database statement timed out', false, cause);
+  return error;
+}
+
+// int8 values (ids, cents) come back as JS numbers; anything past 2^53 would be a bug we want loud.
+function parseInt8(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n)) throw new Error(`int8 out of safe range: ${value}`);
+  return n;
+}
+
+const statement_names = new Map<string, string>();
+function statementName(sql: string): string {
+  let name = statement_names.get(sql);
+  if (!name) {
+    name = `s${statement_names.size + 1}`;
+    statement_names.set(sql, name);
+  }
+  return name;
+}
+
+export function openPostgres(url: string, poolSize: number): Db {
+  const types = {
+    getTypeParser: (oid: number, format?: 'text' | 'binary') =>
+      oid === 20 ? parseInt8 : pg.types.getTypeParser(oid, format),
+  };
+  const pool = new pg.Pool({
+    connectionString: url, max: poolSize, types, keepAlive: true,
+    connectionTimeoutMillis: connect_timeout_ms,
+    statement_timeout: statement_timeout_ms,
+    query_timeout: statement_timeout_ms + read_timeout_margin_ms,
+    idle_in_transaction_session_timeout: idle_in_transaction_timeout_ms,
+  });
+  // An idle client that loses its connection must not crash the process.
+  pool.on('error', () => {});
+  const checkedOut = new Set<pg.PoolClient>();
+  pool.on('acquire', (c) => checkedOut.add(c));
+  pool.on('release', (_err, c) => checkedOut.delete(c));
+  pool.on('remove', (c) => checkedOut.delete(c as pg.PoolClient));
+
+  const availability = new Availability(
+    () => pool.query({ text: 'SELECT 1', query_timeout: heartbeat_timeout_ms } as pg.QueryConfig),
+    // Statements in flight when the database vanished would each wait for their own timeout.
+    () => { for (const c of checkedOut) destroyClient(c); });
+  const listener = new PgListener(
+    () => new pg.Client({ connectionString: url, connectionTimeoutMillis: connect_timeout_ms, keepAlive: true }), availability);
+
+  const run = async <T>(c: pg.Pool | pg.PoolClient, sql: string, params?: unknown[], readTimeoutMs?: number) => {
+    if (!availability.available) throw new DatabaseUnavailableError('database unreachable', false);
+    // Parameterized statements are prepared once per connection: the big CTE statements of the
+    // ledger and sale paths are then parsed and planned once, not on every call.
+    const config: pg.QueryConfig & { query_timeout?: number } = params && params.length > 0
+      ? { name: statementName(sql), text: sql, values: params } : { text: sql };
+    if (readTimeoutMs) config.query_timeout = readTimeoutMs;
+    try {
+      const r = await c.query(config);
+      return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
+    } catch (error) {
+      throw classify(error, availability);
+    }
+  };
+
+  return {
+    kind: 'postgres',
+    get listening() { return listener.listening; },
+    get available() { return availability.available; },
+    query: (sql, params) => run(pool, sql, params),
+    async tx(fn, options = {}) {
+      const readTimeoutMs = options.timeoutMs ? options.timeoutMs + read_timeout_margin_ms : undefined;
+      for (let attempt = 1; ; attempt++) {
+        if (!availability.available) throw new DatabaseUnavailableError('database unreachable', false);
+        const client = await pool.connect().catch((error) => { throw classify(error, availability); });
+        const q: Queryable = { query: (sql, params) => run(client, sql, params, readTimeoutMs) };
+        let broken: Error | undefined;
+        try {
+          await q.query('BEGIN');
+          if (options.timeoutMs) await q.query(`SET LOCAL statement_timeout = ${Math.trunc(options.timeoutMs)}`);
+          const result = await fn(q);
+          await q.query('COMMIT');
+          return result;
+        } catch (error) {
+          // A lost connection is not rolled back by us (it cannot be): the server does it.
+          if (error instanceof DatabaseUnavailableError && error.connectionLost) broken = error;
+          else await client.query('ROLLBACK').catch((e: Error) => { broken = e; });
+          if (broken || !isRetryable(error) || attempt >= tx_max_attempts) throw error;
+        } finally {
+          client.release(broken); // with an error, the pool discards the client
+        }
+      }
+    },
+    listen: (channel, handlers) => listener.subscribe(channel, handlers),
+    async close() {
+      listener.close();
+      availability.close();
+      await pool.end();
+    },
+  };
+}

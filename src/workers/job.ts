@@ -1,0 +1,12 @@
+import type { AppContext } from '../context.ts';
+
+/** A background job: run() handles one batch and says how many items it handled. */
+export interface Job {
+  name: string;
+  idle_interval_ms: number;
+  /** A LISTEN channel whose notifications cut the idle wait short (work committed elsewhere). */
+  wake_channel?: string;
+  /** `wake` makes the runner call run() again at once (e.g. when work finishing in the background frees capacity). */
+  run(ctx: AppContext, wake?: () => void): Promise<number>;
+  close?(): Promise<void>;
+}
