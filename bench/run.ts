@@ -22,7 +22,7 @@ async function startServer(databaseUrl: string | undefined): Promise<Server> {
   const env: Record<string, string> = {
     ...process.env as Record<string, string>,
     DATA_DIR: mkdtempSync(join(tmpdir(), 'gw-bench-')),
-    ADMIN_TOKEN: 'bench-admin-token-0123456789', POSTBACK_SECRET: 'bench-postback-secret-0123456789',
+    ADMIN_TOKEN: 'bench-admin-token-0123456789abcdef', POSTBACK_SECRET: 'bench-postback-secret-0123456789abcdef',
   };
   if (databaseUrl) env.DATABASE_URL = databaseUrl; else delete env.DATABASE_URL;
   const child = fork(new URL('./server.ts', import.meta.url).pathname, [], { env, execArgv: ['--import', 'tsx'] });

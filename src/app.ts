@@ -8,6 +8,7 @@ import type { AppContext } from './context.ts';
 import { ApiError, errorBody } from './domain/errors.ts';
 import { handleError } from './http/errors.ts';
 import { operatorAuth, sellerAuth } from './http/auth.ts';
+import { createRateLimits, type MsClock } from './http/rate-limit.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { healthRoutes } from './http/health-routes.ts';
 import { sellerAdminRoutes } from './sellers/admin-routes.ts';
@@ -22,6 +23,12 @@ import { transactionRoutes } from './transactions/routes.ts';
 import { transactionAdminRoutes } from './transactions/admin-routes.ts';
 
 const body_limit_bytes = 1024 * 1024;
+// An idle keep-alive connection is closed after this; a client that comes back reconnects.
+const keep_alive_timeout_ms = 10_000;
+// Headers are small: whoever has not sent them in this time is stalling (capped by the request timeout).
+const max_headers_timeout_ms = 10_000;
+// Node enforces request and headers timeouts only when it sweeps its connections (30 s by default).
+const connections_checking_interval_ms = 1000;
 
 export const log_redact_paths = [
   'req.headers.authorization', 'req.headers["x-api-private-key"]',
@@ -58,7 +65,27 @@ function badTextField(value: unknown): { field: string; message: string } | null
   return null;
 }
 
-export interface AppOptions { logStream?: DestinationStream }
+export interface AppOptions {
+  logStream?: DestinationStream;
+  /** The rate limiters' clock (monotonic milliseconds); tests move it by hand. */
+  rateLimitClock?: MsClock;
+}
+
+/**
+ * Timeouts of the Node server Fastify creates, so that slow or stalled clients are cut. Node only
+ * cuts a slow body when headersTimeout is no longer than requestTimeout, hence the min().
+ */
+function serverOptions(config: AppContext['config']) {
+  const requestTimeout = config.httpRequestTimeoutMs;
+  const headersTimeout = Math.min(max_headers_timeout_ms, requestTimeout);
+  return {
+    requestTimeout,
+    keepAliveTimeout: keep_alive_timeout_ms,
+    // Fastify sets requestTimeout again after creating the server; Node's constructor wants both
+    // timeouts together to check headersTimeout ≤ requestTimeout.
+    http: { requestTimeout, headersTimeout, connectionsCheckingInterval: connections_checking_interval_ms },
+  };
+}
 
 export type App = FastifyInstance;
 
@@ -78,10 +105,13 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
       ...(options.logStream ? { stream: options.logStream } : {}),
     },
     bodyLimit: body_limit_bytes,
+    ...serverOptions(ctx.config),
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     ajv: { customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false, useDefaults: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // Node destroys connections accepted beyond this at once, so a flood cannot starve the process.
+  app.server.maxConnections = ctx.config.httpMaxConnections;
 
   const routeList: { method: string; url: string }[] = [];
   app.decorate('routeList', routeList);
@@ -127,9 +157,12 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
-  await app.register(async (open) => healthRoutes(open, ctx, metrics, operatorAuth(ctx.config.adminToken)));
+  // Per app, hence per process: the limits of CONTRACT §2 are counted per process.
+  const limits = createRateLimits(ctx.config, options.rateLimitClock);
+  const operatorHook = operatorAuth(ctx.config.adminToken, limits);
+  await app.register(async (open) => healthRoutes(open, ctx, metrics, operatorHook));
   await app.register(async (seller) => {
-    seller.addHook('onRequest', sellerAuth(ctx.authenticator));
+    seller.addHook('onRequest', sellerAuth(ctx.authenticator, limits));
     await balanceRoutes(seller, ctx);
     await statementRoutes(seller, ctx);
     await cashoutRoutes(seller, ctx);
@@ -138,7 +171,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
     await transactionRoutes(seller, ctx);
   });
   await app.register(async (operator) => {
-    operator.addHook('onRequest', operatorAuth(ctx.config.adminToken));
+    operator.addHook('onRequest', operatorHook);
     await sellerAdminRoutes(operator, ctx);
     await ledgerAdminRoutes(operator, ctx);
     await transactionAdminRoutes(operator, ctx);

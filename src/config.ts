@@ -20,6 +20,14 @@ export interface Config {
   pixMerchantCity: string;
   boletoBankCode: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Requests a second per seller key, per process; the burst is twice this. */
+  rateLimitPerSecond: number;
+  /** Failed authentications a minute per client address, per process. */
+  authFailuresPerMinute: number;
+  /** Longest a client may take to send a whole request (headers and body). */
+  httpRequestTimeoutMs: number;
+  /** Open connections beyond this are dropped at accept. */
+  httpMaxConnections: number;
   /** Where generated secrets were stored, for the start-up message; null when all came from the environment. */
   secretsFile: string | null;
 }
@@ -30,7 +38,12 @@ export class ConfigError extends Error {}
 type Env = Record<string, string | undefined>;
 
 const log_levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-const min_secret_length = 16;
+// As long as a generated operator token (24 random bytes in base64url); shorter ones are guessable sooner.
+const min_secret_length = 32;
+const max_rate = 10_000_000;
+// Below this Node's once-a-second connection check would make the timeout meaningless.
+const min_request_timeout_ms = 1000;
+const max_request_timeout_ms = 3_600_000;
 
 export function loadConfig(env: Env): Config {
   const databaseUrl = nonEmpty(env.DATABASE_URL);
@@ -57,6 +70,10 @@ export function loadConfig(env: Env): Config {
     pixMerchantCity: bounded(env, 'PIX_MERCHANT_CITY', 'SAO PAULO', 15),
     boletoBankCode: matching(env, 'BOLETO_BANK_CODE', '001', /^\d{3}$/, 'must be three digits'),
     logLevel: oneOf(env, 'LOG_LEVEL', log_levels, 'info'),
+    rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 100, 1, max_rate),
+    authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 20, 1, max_rate),
+    httpRequestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, min_request_timeout_ms, max_request_timeout_ms),
+    httpMaxConnections: integer(env, 'HTTP_MAX_CONNECTIONS', 1000, 1, 1_000_000),
     secretsFile: secrets.file,
   };
 }

@@ -17,22 +17,29 @@ const unreachable_codes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 
   '57P03', '53300']); // cannot_connect_now (starting or shutting down), too_many_connections
 // Errors that say this one connection is gone.
 const lost_codes = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', '57P01', '57P02']); // admin_shutdown, crash_shutdown
-const lost_messages = /Connection terminated|Query read timeout|not queryable|Client was closed/;
+const lost_messages = /Connection terminated|not queryable|Client was closed/;
 
 /** Maps a driver error to what callers act on; the rest pass through untouched. */
 function classify(error: unknown, availability: Availability): unknown {
   if (error instanceof DatabaseUnavailableError) return error;
   const { code = '', message = '' } = (error ?? {}) as { code?: string; message?: string };
   const cause = { cause: error };
-  if (unreachable_codes.has(code) || code.startsWith('08') || /connection timeout|Query read timeout/.test(message)) {
+  if (unreachable_codes.has(code) || code.startsWith('08') || message === 'Query read timeout') {
     availability.trip();
     return new DatabaseUnavailableError('database unreachable', true, cause);
   }
   if (lost_codes.has(code) || lost_messages.test(message)) return new DatabaseUnavailableError('database connection lost', true, cause);
-  // The pool stayed full past the connect timeout, or a statement ran past its limit: overloaded.
-  if (message === 'timeout exceeded when trying to connect') return new DatabaseUnavailableError('database busy', false, cause);
   if (code === '57014') return new DatabaseUnavailableError('database statement timed out', false, cause);
   return error;
+}
+
+/** A connection could not be had: the pool stayed full (overload), or the server is out of reach. */
+function connectFailure(error: unknown, availability: Availability): DatabaseUnavailableError {
+  if ((error as Error)?.message === 'timeout exceeded when trying to connect') {
+    return new DatabaseUnavailableError('database busy: no connection free in time', false, { cause: error });
+  }
+  availability.trip();
+  return new DatabaseUnavailableError('database unreachable', false, { cause: error });
 }
 
 // int8 values (ids, cents) come back as JS numbers; anything past 2^53 would be a bug we want loud.
@@ -64,8 +71,10 @@ export function openPostgres(url: string, poolSize: number): Db {
     query_timeout: statement_timeout_ms + read_timeout_margin_ms,
     idle_in_transaction_session_timeout: idle_in_transaction_timeout_ms,
   });
-  // An idle client that loses its connection must not crash the process.
+  // A client that loses its connection, idle or checked out between statements, must not crash the
+  // process: the loss surfaces as the failure of its next statement.
   pool.on('error', () => {});
+  pool.on('connect', (c) => c.on('error', () => {}));
   const checkedOut = new Set<pg.PoolClient>();
   pool.on('acquire', (c) => checkedOut.add(c));
   pool.on('release', (_err, c) => checkedOut.delete(c));
@@ -78,7 +87,11 @@ export function openPostgres(url: string, poolSize: number): Db {
   const listener = new PgListener(
     () => new pg.Client({ connectionString: url, connectionTimeoutMillis: connect_timeout_ms, keepAlive: true }), availability);
 
-  const run = async <T>(c: pg.Pool | pg.PoolClient, sql: string, params?: unknown[], readTimeoutMs?: number) => {
+  const connect = async () => {
+    if (!availability.available) throw new DatabaseUnavailableError('database unreachable', false);
+    return pool.connect().catch((error) => { throw connectFailure(error, availability); });
+  };
+  const run = async <T>(client: pg.PoolClient, sql: string, params?: unknown[], readTimeoutMs?: number) => {
     if (!availability.available) throw new DatabaseUnavailableError('database unreachable', false);
     // Parameterized statements are prepared once per connection: the big CTE statements of the
     // ledger and sale paths are then parsed and planned once, not on every call.
@@ -86,7 +99,7 @@ export function openPostgres(url: string, poolSize: number): Db {
       ? { name: statementName(sql), text: sql, values: params } : { text: sql };
     if (readTimeoutMs) config.query_timeout = readTimeoutMs;
     try {
-      const r = await c.query(config);
+      const r = await client.query(config);
       return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
     } catch (error) {
       throw classify(error, availability);
@@ -97,12 +110,22 @@ export function openPostgres(url: string, poolSize: number): Db {
     kind: 'postgres',
     get listening() { return listener.listening; },
     get available() { return availability.available; },
-    query: (sql, params) => run(pool, sql, params),
+    async query(sql, params) {
+      const client = await connect();
+      let lost: Error | undefined;
+      try {
+        return await run(client, sql, params);
+      } catch (error) {
+        if (error instanceof DatabaseUnavailableError && error.connectionLost) lost = error;
+        throw error;
+      } finally {
+        client.release(lost); // with an error, the pool discards the client
+      }
+    },
     async tx(fn, options = {}) {
       const readTimeoutMs = options.timeoutMs ? options.timeoutMs + read_timeout_margin_ms : undefined;
       for (let attempt = 1; ; attempt++) {
-        if (!availability.available) throw new DatabaseUnavailableError('database unreachable', false);
-        const client = await pool.connect().catch((error) => { throw classify(error, availability); });
+        const client = await connect();
         const q: Queryable = { query: (sql, params) => run(client, sql, params, readTimeoutMs) };
         let broken: Error | undefined;
         try {

@@ -33,7 +33,8 @@ const fastify_client_codes: Record<number, PublicErrorCode> = { 413: 'PAYLOAD_TO
 /** The one error handler: every error leaves as a public code's body; internals never do. */
 export function handleError(error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply): void {
   // Response schemas would reorder keys (required first); error bodies keep `error` before `message`.
-  void reply.serializer(JSON.stringify);
+  // A custom serializer leaves Content-Type unset, so it is set here (CONTRACT §10).
+  void reply.serializer(JSON.stringify).type('application/json; charset=utf-8');
   if (error instanceof ApiError) {
     const { status, body } = errorBody(error.code, error.message, error.details);
     if (error.retryAfterSeconds !== undefined) void reply.header('retry-after', String(error.retryAfterSeconds));

@@ -33,6 +33,7 @@ interface Outcome { id: number; status: string; code: number | null; error: stri
 
 // Due, not leased, first in line for its resource and target (a manual resend skips the line), and
 // within its target's share of attempts in flight (those already leased count against it).
+
 const claim_sql = `
   WITH busy AS (
     SELECT url, count(*) AS n FROM notifications WHERE locked_until > $1 AND status = 'PENDING' GROUP BY url
@@ -41,6 +42,7 @@ const claim_sql = `
       row_number() OVER (PARTITION BY n.url ORDER BY n.next_attempt_at, n.id) + coalesce(b.n, 0) AS place
     FROM notifications n LEFT JOIN busy b ON b.url = n.url
     WHERE n.status = 'PENDING' AND n.next_attempt_at <= $1 AND (n.locked_until IS NULL OR n.locked_until <= $1)
+      AND n.url NOT IN (SELECT url FROM busy WHERE busy.n >= $4) -- a saturated target's backlog is not even looked at
       AND (n.resend_prior_status IS NOT NULL OR NOT EXISTS (
         SELECT 1 FROM notifications p
         WHERE p.order_key = n.order_key AND p.status = 'PENDING' AND p.id < n.id

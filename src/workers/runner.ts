@@ -12,6 +12,7 @@ const error_backoff_ms = 1_000;
  */
 export class WorkerRunner {
   private stopping = false;
+  private stopped: Promise<void> | null = null;
   private readonly loops: Promise<void>[] = [];
   private readonly wakers = new Map<string, () => void>();
   // A wake that arrives while the job is running makes it run again at once instead of idling.
@@ -39,12 +40,16 @@ export class WorkerRunner {
     else this.pendingWakes.add(name);
   }
 
-  async stop(): Promise<void> {
-    this.stopping = true;
-    for (const wake of this.wakers.values()) wake();
-    await Promise.all(this.loops);
-    for (const unlisten of this.unlisteners) await unlisten();
-    for (const job of this.jobs) await job.close?.();
+  /** Lets the running batches finish, then closes the jobs; a second call waits for the first. */
+  stop(): Promise<void> {
+    this.stopped ??= (async () => {
+      this.stopping = true;
+      for (const wake of this.wakers.values()) wake();
+      await Promise.all(this.loops);
+      for (const unlisten of this.unlisteners) await unlisten();
+      for (const job of this.jobs) await job.close?.();
+    })();
+    return this.stopped;
   }
 
   private async loop(job: Job): Promise<void> {

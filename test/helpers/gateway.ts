@@ -5,6 +5,7 @@ import type { DestinationStream } from 'pino';
 import { buildApp, type App } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { AppContext, Clock } from '../../src/context.ts';
+import type { MsClock } from '../../src/http/rate-limit.ts';
 import { closeContext, createContext } from '../../src/runtime.ts';
 import { freshDatabase, type TestDatabase } from './databases.ts';
 
@@ -29,6 +30,8 @@ export interface GatewayOptions {
   clock?: Clock;
   env?: Record<string, string>;
   logStream?: DestinationStream;
+  /** The rate limiters' clock (monotonic ms), to move time in rate-limit tests. */
+  rateLimitClock?: MsClock;
   /** Extra routes (e.g. a route that throws) added before the app is ready. */
   extend?: (app: App) => void;
 }
@@ -43,6 +46,9 @@ export function testEnv(url: string, env: Record<string, string> = {}): Record<s
     PIX_RECEIVER_KEY: '123e4567-e12b-12d1-a456-426655440000',
     SANDBOX_AUTOPILOT: 'false',
     LOG_LEVEL: 'silent',
+    // The suite sends many requests and bad credentials from one address; rate-limit tests lower these.
+    RATE_LIMIT_PER_SECOND: '100000',
+    AUTH_FAILURES_PER_MINUTE: '100000',
     ...env,
   };
 }
@@ -56,7 +62,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const database = await freshDatabase();
   const config = testConfig(database.url, options.env);
   const ctx = await createContext(config, options.clock);
-  const app = await buildApp(ctx, options.logStream ? { logStream: options.logStream } : {});
+  const app = await buildApp(ctx, {
+    ...(options.logStream ? { logStream: options.logStream } : {}),
+    ...(options.rateLimitClock ? { rateLimitClock: options.rateLimitClock } : {}),
+  });
   options.extend?.(app);
   await app.ready();
   const peers: (() => Promise<void>)[] = [];

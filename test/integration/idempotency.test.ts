@@ -5,6 +5,7 @@ import pg from 'pg';
 import { adminHeaders, startGateway, testEnv, type Gateway, type SellerKeys } from '../helpers/gateway.ts';
 import { onPostgres } from '../helpers/databases.ts';
 import type { App } from '../../src/app.ts';
+import { idempotencyExpiryJob } from '../../src/http/idempotency.ts';
 
 type Json = Record<string, unknown>;
 
@@ -288,6 +289,23 @@ describe('Idempotency-Key on POST /api/sales', () => {
     // and an expired key may also carry a different body
     current = new Date(T0.getTime() + 3 * 86_400_000);
     assert.equal((await post(gw.app, seller, pixBody(20000), 'daily')).statusCode, 201);
+    current = T0;
+  });
+
+  test('the expiry job deletes keys past their 24 h, and only those', async () => {
+    current = T0;
+    const seller = await gw.createSeller();
+    assert.equal((await post(gw.app, seller, pixBody(), 'old-1')).statusCode, 201);
+    current = new Date(T0.getTime() + 12 * 3_600_000);
+    assert.equal((await post(gw.app, seller, pixBody(), 'young-1')).statusCode, 201);
+    const keys = async () => (await gw.ctx.db.query<{ key: string }>(
+      'SELECT key FROM idempotency_keys WHERE seller_id = $1 ORDER BY key', [seller.id])).rows.map((r) => r.key);
+    current = new Date(T0.getTime() + 86_400_000 + 1000);
+    for (let i = 0; i < 10 && (await idempotencyExpiryJob.run(gw.ctx)) > 0; i++);
+    assert.deepEqual(await keys(), ['young-1']);
+    current = new Date(T0.getTime() + 2 * 86_400_000);
+    for (let i = 0; i < 10 && (await idempotencyExpiryJob.run(gw.ctx)) > 0; i++);
+    assert.deepEqual(await keys(), []);
     current = T0;
   });
 

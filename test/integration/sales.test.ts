@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import jsQRImport from 'jsqr';
@@ -7,6 +8,7 @@ import pngjs from 'pngjs';
 import { hasError, isStaticPix, parsePix } from 'pix-utils';
 import { getBoletoInfo, isValidBoleto } from '@brazilian-utils/brazilian-utils';
 import { adminHeaders, startGateway, type Gateway, type SellerKeys } from '../helpers/gateway.ts';
+import { canonicalJson } from '../../src/domain/canonical-json.ts';
 
 const { PNG } = pngjs;
 
@@ -785,6 +787,20 @@ describe('card data is never kept or logged', () => {
       for (const pan of ['4111111111111111', '5555555555554444']) assert.ok(!line.includes(pan), `PAN stored: ${line.slice(0, 300)}`);
       assert.ok(!/"cvv"/i.test(line), `CVV stored: ${line.slice(0, 300)}`);
     }
+    // An attacker with the dump who knows everything of the keyed card sale but its CVV (far less
+    // than BIN + last four leave unknown) tries every CVV against every digest form a plain hash
+    // could take: nothing in the dump matches, because the stored fingerprint is keyed.
+    const keyedBody = cardExample('5555555555554444', '987');
+    const digests = (cvv: string) => {
+      const text = canonicalJson({ ...keyedBody, card: { ...(keyedBody.card as Json), cvv } });
+      return [createHash('sha256').update(text).digest('hex'), createHash('sha256').update(text).digest('base64')];
+    };
+    const searchable = dump.join('\n');
+    assert.ok(digests('987').every((d) => d.length > 40), 'the search has something to find');
+    for (let cvv = 0; cvv < 1000; cvv++) {
+      for (const d of digests(String(cvv).padStart(3, '0'))) assert.ok(!searchable.includes(d), `a plain digest of the body (CVV ${cvv}) is stored`);
+    }
+
     const log = logs.join('');
     assert.ok(log.includes('/api/sales'), 'the debug log captured the requests');
     for (const pan of ['4111111111111111', '5555555555554444']) assert.ok(!log.includes(pan), 'PAN in the logs');

@@ -20,6 +20,10 @@ test('embedded defaults: every variable of CONTRACT §1 has its default', () => 
   assert.equal(c.pixMerchantCity, 'SAO PAULO');
   assert.equal(c.boletoBankCode, '001');
   assert.equal(c.logLevel, 'info');
+  assert.equal(c.rateLimitPerSecond, 100);
+  assert.equal(c.authFailuresPerMinute, 20);
+  assert.equal(c.httpRequestTimeoutMs, 30_000);
+  assert.equal(c.httpMaxConnections, 1000);
   assert.match(c.pixReceiverKey, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
 });
 
@@ -40,16 +44,16 @@ test('embedded mode generates secrets once, stores them 0600 and reuses them', (
 
 test('environment secrets win and are not written to disk', () => {
   const dir = tmp();
-  const c = loadConfig({ DATA_DIR: dir, ADMIN_TOKEN: 'a'.repeat(20), POSTBACK_SECRET: 'b'.repeat(20), PIX_RECEIVER_KEY: 'k@example.com' });
-  assert.equal(c.adminToken, 'a'.repeat(20));
+  const c = loadConfig({ DATA_DIR: dir, ADMIN_TOKEN: 'a'.repeat(32), POSTBACK_SECRET: 'b'.repeat(32), PIX_RECEIVER_KEY: 'k@example.com' });
+  assert.equal(c.adminToken, 'a'.repeat(32));
   assert.equal(c.secretsFile, null);
 });
 
 test('PostgreSQL requires ADMIN_TOKEN and POSTBACK_SECRET', () => {
   const url = 'postgres://u@127.0.0.1/db';
-  assert.throws(() => loadConfig({ DATABASE_URL: url, POSTBACK_SECRET: 'x'.repeat(20) }), (e: Error) => e instanceof ConfigError && e.message.startsWith('ADMIN_TOKEN'));
-  assert.throws(() => loadConfig({ DATABASE_URL: url, ADMIN_TOKEN: 'x'.repeat(20) }), (e: Error) => e.message.startsWith('POSTBACK_SECRET'));
-  const c = loadConfig({ DATABASE_URL: url, ADMIN_TOKEN: 'x'.repeat(20), POSTBACK_SECRET: 'y'.repeat(20) });
+  assert.throws(() => loadConfig({ DATABASE_URL: url, POSTBACK_SECRET: 'x'.repeat(32) }), (e: Error) => e instanceof ConfigError && e.message.startsWith('ADMIN_TOKEN'));
+  assert.throws(() => loadConfig({ DATABASE_URL: url, ADMIN_TOKEN: 'x'.repeat(32) }), (e: Error) => e.message.startsWith('POSTBACK_SECRET'));
+  const c = loadConfig({ DATABASE_URL: url, ADMIN_TOKEN: 'x'.repeat(32), POSTBACK_SECRET: 'y'.repeat(32) });
   assert.equal(c.embedded, false);
   assert.equal(c.webhookAllowPrivate, true);
 });
@@ -62,6 +66,8 @@ test('a bad value names its variable in one line', () => {
     [{ PIX_MERCHANT_NAME: 'N'.repeat(26) }, 'PIX_MERCHANT_NAME'], [{ PIX_MERCHANT_CITY: 'C'.repeat(16) }, 'PIX_MERCHANT_CITY'],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'], [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN'],
     [{ PIX_RECEIVER_KEY: 'k'.repeat(78) }, 'PIX_RECEIVER_KEY'],
+    [{ RATE_LIMIT_PER_SECOND: '0' }, 'RATE_LIMIT_PER_SECOND'], [{ AUTH_FAILURES_PER_MINUTE: 'many' }, 'AUTH_FAILURES_PER_MINUTE'],
+    [{ HTTP_REQUEST_TIMEOUT_MS: '0' }, 'HTTP_REQUEST_TIMEOUT_MS'], [{ HTTP_MAX_CONNECTIONS: '0' }, 'HTTP_MAX_CONNECTIONS'],
   ];
   for (const [env, name] of cases) {
     assert.throws(() => loadConfig({ DATA_DIR: tmp(), ...env }), (e: Error) => {
@@ -71,4 +77,35 @@ test('a bad value names its variable in one line', () => {
       return true;
     });
   }
+});
+
+test('ADMIN_TOKEN and POSTBACK_SECRET shorter than 32 characters are refused, in both modes', () => {
+  const url = 'postgres://u@127.0.0.1/db';
+  const long = 'z'.repeat(32);
+  const cases: [Record<string, string>, string][] = [
+    [{ DATA_DIR: tmp(), ADMIN_TOKEN: 'aaaaaaaaaaaaaaaa' }, 'ADMIN_TOKEN'],
+    [{ DATA_DIR: tmp(), POSTBACK_SECRET: 'b'.repeat(31) }, 'POSTBACK_SECRET'],
+    [{ DATABASE_URL: url, ADMIN_TOKEN: 'a'.repeat(31), POSTBACK_SECRET: long }, 'ADMIN_TOKEN'],
+    [{ DATABASE_URL: url, ADMIN_TOKEN: long, POSTBACK_SECRET: 'b'.repeat(16) }, 'POSTBACK_SECRET'],
+  ];
+  for (const [env, name] of cases) {
+    assert.throws(() => loadConfig(env), (e: Error) => e instanceof ConfigError && e.message === `${name} must be at least 32 characters`);
+  }
+  assert.equal(loadConfig({ DATABASE_URL: url, ADMIN_TOKEN: long, POSTBACK_SECRET: long }).adminToken, long);
+});
+
+test('generated embedded secrets meet the 32-character minimum', () => {
+  for (let i = 0; i < 20; i++) {
+    const c = loadConfig({ DATA_DIR: tmp() });
+    assert.ok(c.adminToken.length >= 32, c.adminToken);
+    assert.ok(c.postbackSecret.length >= 32, c.postbackSecret);
+  }
+});
+
+test('rate limits and HTTP limits come from the environment', () => {
+  const c = loadConfig({
+    DATA_DIR: tmp(), RATE_LIMIT_PER_SECOND: '5', AUTH_FAILURES_PER_MINUTE: '3',
+    HTTP_REQUEST_TIMEOUT_MS: '1500', HTTP_MAX_CONNECTIONS: '7',
+  });
+  assert.deepEqual([c.rateLimitPerSecond, c.authFailuresPerMinute, c.httpRequestTimeoutMs, c.httpMaxConnections], [5, 3, 1500, 7]);
 });

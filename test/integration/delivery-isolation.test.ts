@@ -1,0 +1,107 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { adminHeaders, startGateway, type Gateway, type SellerKeys } from '../helpers/gateway.ts';
+import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/receiver.ts';
+import { createDeliveryJob, type DeliveryOptions } from '../../src/notifications/delivery.ts';
+import { WorkerRunner } from '../../src/workers/runner.ts';
+
+// A receiver that hangs is cut at this timeout; everything asserted below happens well before it.
+const hang_timeout_ms = 8_000;
+const per_target_max = 4;
+
+const pixBody = (postbackUrl: string) => ({
+  amount: 15000, paymentMethod: 'PIX', postbackUrl,
+  customer: { name: 'Maria Silva', email: 'maria@example.com', document: '52998224725' },
+  items: [{ title: 'Curso', unitPrice: 15000, quantity: 1, tangible: false }],
+});
+
+const statusOf = (r: ReceivedRequest) => (JSON.parse(r.body.toString('utf8')) as { status: string }).status;
+
+describe('delivery isolation and recovery (CONTRACT §9)', () => {
+  let gw: Gateway;
+  let rx: Receiver;
+  const runners: WorkerRunner[] = [];
+
+  before(async () => {
+    gw = await startGateway();
+    rx = await startReceiver();
+  });
+  after(async () => {
+    await rx?.close(); // lets hanging attempts end before the runners wait for them
+    for (const r of runners) await r.stop();
+    await gw?.close();
+  });
+
+  async function startWorker(options: DeliveryOptions) {
+    const runner = new WorkerRunner(gw.ctx, [createDeliveryJob({ timeoutMs: hang_timeout_ms, perTargetMax: per_target_max, ...options })], gw.app.log);
+    await runner.start();
+    runners.push(runner);
+    return runner;
+  }
+
+  async function paidSale(seller: SellerKeys, postbackUrl: string): Promise<number> {
+    const created = await gw.app.inject({ method: 'POST', url: '/api/sales', headers: seller.headers, payload: pixBody(postbackUrl) });
+    assert.equal(created.statusCode, 201, created.body);
+    const id = created.json().sale.id as number;
+    const paid = await gw.app.inject({ method: 'POST', url: `/admin/transactions/${id}/events`, headers: adminHeaders, payload: { event: 'PAYMENT_CONFIRMED' } });
+    assert.equal(paid.statusCode, 200, paid.body);
+    return id;
+  }
+
+  test('a receiver that hangs holds at most its own share of attempts and delays no other target', async () => {
+    const hanging = await gw.createSeller();
+    const other = await gw.createSeller();
+    rx.script('/hang', 'hang');
+    const runner = await startWorker({});
+    try {
+      for (let i = 0; i < 10; i++) await paidSale(hanging, rx.url('/hang'));
+      await rx.waitFor(() => rx.requestsTo('/hang').length === per_target_max, 5_000, 'the hanging target\'s share');
+
+      // Committed while those attempts hang: before, it waited for the whole claimed batch to time out.
+      const started = Date.now();
+      await paidSale(other, rx.url('/other'));
+      await rx.waitFor(() => rx.requestsTo('/other').length === 1, hang_timeout_ms / 2, 'the other seller\'s postback');
+      assert.ok(Date.now() - started < hang_timeout_ms / 2);
+      assert.equal(rx.requestsTo('/hang').length, per_target_max, 'no more than its share went to the hanging target');
+    } finally {
+      rx.script('/hang', 200);
+      rx.server.closeAllConnections(); // the hanging requests fail now instead of at their timeout
+      await runner.stop();
+    }
+  });
+
+  test('a receiver back from an outage catches up at once, in per-resource order, not at its next scheduled retry', async () => {
+    const seller = await gw.createSeller();
+    rx.script('/outage', 503);
+    const runner = await startWorker({ retryDelaysMs: [3_600_000, 3_600_000] });
+    try {
+      const ids: number[] = [];
+      for (let i = 0; i < 3; i++) ids.push(await paidSale(seller, rx.url('/outage')));
+      // A refund too: its ESTORNADO must not overtake the PAGO of the same sale.
+      const refund = await gw.app.inject({ method: 'POST', url: `/api/transactions/${ids[0]}/refund`, headers: seller.headers });
+      assert.equal(refund.statusCode, 200, refund.body);
+      await rx.waitFor(() => rx.requestsTo('/outage').length === 3, 5_000, 'three failed first attempts');
+      const waiting = async () => (await gw.ctx.db.query<{ attempts: number; later: boolean }>(`
+        SELECT attempts, next_attempt_at > now() + interval '30 minutes' AS later FROM notifications
+        WHERE seller_id = $1 AND status = 'PENDING' ORDER BY id`, [seller.id])).rows.map((r) => [r.attempts, r.later]);
+      const deadline = Date.now() + 5_000;
+      while ((await waiting()).filter(([, later]) => later).length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      // Three wait an hour for their retry; the refund's is held behind its sale's PAGO, not yet tried.
+      assert.deepEqual(await waiting(), [[1, true], [1, true], [1, true], [0, false]]);
+
+      rx.script('/outage', 200);
+      const started = Date.now();
+      await paidSale(seller, rx.url('/outage')); // its first attempt succeeds and releases the rest
+      await rx.waitFor(() => rx.requestsTo('/outage').length === 3 + 5, 5_000, 'the backlog');
+      assert.ok(Date.now() - started < 5_000);
+      const sale0 = rx.requestsTo('/outage').filter((r) => (JSON.parse(r.body.toString()) as { id: number }).id === ids[0]).map(statusOf);
+      assert.deepEqual(sale0, ['PAGO', 'PAGO', 'ESTORNADO']);
+      await runner.stop();
+      const left = await gw.ctx.db.query<{ status: string; n: number }>(
+        'SELECT status, count(*)::int AS n FROM notifications WHERE seller_id = $1 GROUP BY status', [seller.id]);
+      assert.deepEqual(left.rows, [{ status: 'DELIVERED', n: 5 }]);
+    } finally {
+      await runner.stop();
+    }
+  });
+});
