@@ -13,6 +13,9 @@ import { qrPngDataUri } from '../src/domain/pix-qr.ts';
 const duration_s = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const postgres_url = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+// BENCH_ONLY=delivery,pay runs only those figures.
+const only = process.env.BENCH_ONLY?.split(',').map((x) => x.trim());
+const wanted = (figure: string) => !only || only.includes(figure);
 const bare_concurrency = 10; // the gateway's pool size: both sides are bounded by the same pool
 
 interface Server { child: ChildProcess; gateway: string; bare: string; adminToken: string; call<T>(m: object): Promise<T> }
@@ -51,18 +54,23 @@ async function stopServer(server: Server): Promise<void> {
   await exited;
 }
 
-interface Figures { rps: number; p50: number; p99: number; errors: number; non2xx: number }
+interface Figures { rps: number; p50: number; p99: number; errors: number; non2xx: number; cpuUsPerRequest: number }
 
-async function load(url: string, opts: { headers?: Record<string, string>; method?: 'GET' | 'POST'; body?: string; requests?: autocannon.Request[] } = {}): Promise<Figures> {
+/** The server process's own CPU time (user + sys), in µs: steadier on a noisy machine than req/s. */
+const cpuOf = async (s: Server) => { const u = await s.call<{ user: number; system: number }>({ cmd: 'cpu' }); return u.user + u.system; };
+
+async function load(s: Server, url: string, opts: { headers?: Record<string, string>; method?: 'GET' | 'POST'; body?: string; requests?: autocannon.Request[] } = {}): Promise<Figures> {
+  const cpuBefore = await cpuOf(s);
   const r = await autocannon({
     url, connections, duration: duration_s, method: opts.method ?? 'GET',
     headers: { ...(opts.body ? { 'content-type': 'application/json' } : {}), ...opts.headers }, body: opts.body,
     ...(opts.requests ? { requests: opts.requests } : {}),
   });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
+  const cpuUsPerRequest = (await cpuOf(s) - cpuBefore) / Math.max(1, r.requests.total);
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx, cpuUsPerRequest };
 }
 
-const fmt = (f: Figures) => `${f.rps.toFixed(0).padStart(7)} req/s  p50 ${String(f.p50).padStart(3)} ms  p99 ${String(f.p99).padStart(3)} ms${f.errors || f.non2xx ? `  (errors ${f.errors}, non-2xx ${f.non2xx})` : ''}`;
+const fmt = (f: Figures) => `${f.rps.toFixed(0).padStart(7)} req/s  p50 ${String(f.p50).padStart(3)} ms  p99 ${String(f.p99).padStart(3)} ms  cpu ${f.cpuUsPerRequest.toFixed(0).padStart(4)} µs/req${f.errors || f.non2xx ? `  (errors ${f.errors}, non-2xx ${f.non2xx})` : ''}`;
 const ops = (n: number) => `${n.toFixed(0).padStart(7)} ops/s`;
 const ratio = (a: number, b: number, target: string) => `${(a / b).toFixed(3)}   (target ${target})`;
 
@@ -70,9 +78,9 @@ const pixSale = JSON.stringify({ amount: 15000, paymentMethod: 'PIX', customer: 
 const cardSale = JSON.stringify({ amount: 15000, paymentMethod: 'CREDIT_CARD', customer: { name: 'Maria Silva', email: 'maria@example.com' }, items: [{ title: 'Curso', unitPrice: 15000, quantity: 1, tangible: false }], card: { number: '4111111111111111', holderName: 'MARIA SILVA', expirationMonth: 12, expirationYear: 2030, cvv: '123' } });
 
 async function balanceVsBare(s: Server, seller: Seller) {
-  await load(`${s.gateway}/api/public/balance`, { headers: seller.headers }); // warm-up, discarded
-  const bare = await load(`${s.bare}/constant`);
-  const balance = await load(`${s.gateway}/api/public/balance`, { headers: seller.headers });
+  await load(s, `${s.gateway}/api/public/balance`, { headers: seller.headers }); // warm-up, discarded
+  const bare = await load(s, `${s.bare}/constant`);
+  const balance = await load(s, `${s.gateway}/api/public/balance`, { headers: seller.headers });
   console.log(`  bare Fastify constant          ${fmt(bare)}`);
   console.log(`  GET /api/public/balance        ${fmt(balance)}`);
   console.log(`  ratio balance/bare             ${ratio(balance.rps, bare.rps, '≥ 0.25')}`);
@@ -80,7 +88,7 @@ async function balanceVsBare(s: Server, seller: Seller) {
 
 async function salesVsBare(s: Server, seller: Seller) {
   for (const [label, body, bareName, target] of [['PIX (BR Code + QR PNG)', pixSale, 'salePix', '≥ 0.5'], ['credit card', cardSale, 'saleCard', '≥ 0.6']] as const) {
-    const api = await load(`${s.gateway}/api/sales`, { method: 'POST', headers: seller.headers, body });
+    const api = await load(s, `${s.gateway}/api/sales`, { method: 'POST', headers: seller.headers, body });
     const bare = await s.call<number>({ cmd: 'bare', name: bareName, sellerIds: [seller.id], concurrency: bare_concurrency, seconds: duration_s });
     console.log(`  POST /api/sales ${label.padEnd(22)} ${fmt(api)}`);
     console.log(`  bare SQL of the same inserts          ${ops(bare)}`);
@@ -93,7 +101,7 @@ async function payVsBare(s: Server, seller: Seller) {
   await s.call({ cmd: 'webhook', sellerId: seller.id, url: 'http://127.0.0.1:9/hook' });
   const ids = await s.call<number[]>({ cmd: 'pendingSales', sellerId: seller.id, n: 40_000 });
   let next = 0;
-  const api = await load(`${s.gateway}/admin/transactions/1/events`, {
+  const api = await load(s, `${s.gateway}/admin/transactions/1/events`, {
     method: 'POST', headers: { authorization: `Bearer ${s.adminToken}`, 'content-type': 'application/json' },
     requests: [{ setupRequest: (req) => ({ ...req, path: `/admin/transactions/${ids[next++ % ids.length]}/events`, body: '{"event":"PAYMENT_CONFIRMED"}' }) }],
   });
@@ -105,9 +113,9 @@ async function payVsBare(s: Server, seller: Seller) {
 
 async function cashoutsVsBare(s: Server, hot: Seller, spread: Seller[]) {
   const body = JSON.stringify({ amount: 100, pixKey: '52998224725' });
-  const apiHot = await load(`${s.gateway}/api/public/cashout`, { method: 'POST', headers: hot.headers, body });
+  const apiHot = await load(s, `${s.gateway}/api/public/cashout`, { method: 'POST', headers: hot.headers, body });
   let i = 0;
-  const apiSpread = await load(`${s.gateway}/api/public/cashout`, {
+  const apiSpread = await load(s, `${s.gateway}/api/public/cashout`, {
     method: 'POST', body, requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, ...spread[i++ % spread.length]!.headers } }) }],
   });
   const bareHot = await s.call<number>({ cmd: 'bare', name: 'cashout', sellerIds: [hot.id], concurrency: bare_concurrency, seconds: duration_s });
@@ -158,11 +166,11 @@ async function scenario(label: string, databaseUrl: string | undefined) {
     const [main, hot, delivery_seller, payer] = await s.call<Seller[]>({ cmd: 'sellers', n: 4, fundCents: 1_000_000_000 });
     const spread = await s.call<Seller[]>({ cmd: 'sellers', n: 100, fundCents: 100_000_000 });
     console.log(`\n[${label}] ${connections} connections, ${duration_s} s per figure`);
-    await balanceVsBare(s, main!);
-    await salesVsBare(s, main!);
-    await delivery(s, delivery_seller!);
-    await payVsBare(s, payer!);
-    await cashoutsVsBare(s, hot!, spread);
+    if (wanted('balance')) await balanceVsBare(s, main!);
+    if (wanted('sales')) await salesVsBare(s, main!);
+    if (wanted('delivery')) await delivery(s, delivery_seller!);
+    if (wanted('pay')) await payVsBare(s, payer!);
+    if (wanted('cashout')) await cashoutsVsBare(s, hot!, spread);
   } finally {
     await stopServer(s);
   }
@@ -187,7 +195,7 @@ async function postgresReachable(): Promise<boolean> {
 }
 
 console.log(`node ${process.version}, ${cpus().length} cores`);
-qrCost();
+if (wanted('qr')) qrCost();
 if (process.env.BENCH_SKIP_PGLITE !== 'true') await scenario('PGlite, embedded', undefined);
 if (await postgresReachable()) {
   const admin = new pg.Client({ connectionString: postgres_url });

@@ -34,6 +34,7 @@ type Command =
   | { cmd: 'payTimed'; ids: number[]; gapMs: number }
   | { cmd: 'webhook'; sellerId: number; url: string }
   | { cmd: 'workers'; on: boolean }
+  | { cmd: 'cpu' }
   | { cmd: 'stop' };
 
 const now = () => performance.timeOrigin + performance.now();
@@ -80,6 +81,8 @@ async function handle(m: Command): Promise<unknown> {
       if (m.on && !workers) { workers = new WorkerRunner(ctx, [createDeliveryJob()], app.log); await workers.start(); }
       if (!m.on && workers) { await workers.stop(); workers = null; }
       return true;
+    case 'cpu':
+      return process.cpuUsage();
     case 'stop':
       await workers?.stop();
       await app.close();

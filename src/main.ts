@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig, type Role } from './config.ts';
+import { ConfigError, loadConfig, type Config, type Role } from './config.ts';
 import { buildApp, type App } from './app.ts';
 import { closeContext, createContext } from './runtime.ts';
 import { WorkerRunner } from './workers/runner.ts';
@@ -7,7 +7,6 @@ import { createDeliveryJob } from './notifications/delivery.ts';
 import { payoutAutopilotJob } from './cashouts/jobs.ts';
 import { cardAutopilotJob, expiryJob, reserveReleaseJob } from './transactions/jobs.ts';
 import { idempotencyExpiryJob } from './http/idempotency.ts';
-import type { Config } from './config.ts';
 
 const roles: Role[] = ['api', 'worker', 'all'];
 

@@ -11,9 +11,11 @@ const delivery_timeout_ms = 10_000;
 const lease_margin_ms = 20_000;
 // Attempts in flight in this process, and to any one target (URL): a target that hangs holds at
 // most its own share, never the slots of the others.
-const in_flight_max = 512;
-const per_target_in_flight_max = 16;
+const in_flight_max = 1024;
+const per_target_in_flight_max = 32;
 const claim_batch_max = 200;
+// Outcomes arriving within this window free their slots for one claim, not one claim each.
+const reclaim_delay_ms = 2;
 const error_text_max = 500;
 
 export interface DeliveryOptions { retryDelaysMs?: readonly number[]; timeoutMs?: number; random?: () => number; perTargetMax?: number }
@@ -32,25 +34,31 @@ interface Claimed {
 interface Outcome { id: number; status: string; code: number | null; error: string | null; next: Date | null; lease: Date; done(): void }
 
 // Due, not leased, first in line for its resource and target (a manual resend skips the line), and
-// within its target's share of attempts in flight (those already leased count against it).
-
+// within its target's share of attempts in flight (those already leased count against it). Each
+// target is read through its own index range, only as far as its share: a long backlog costs
+// nothing, and a saturated target is not read at all.
 const claim_sql = `
   WITH busy AS (
     SELECT url, count(*) AS n FROM notifications WHERE locked_until > $1 AND status = 'PENDING' GROUP BY url
-  ), due AS (
-    SELECT n.id, n.next_attempt_at,
-      row_number() OVER (PARTITION BY n.url ORDER BY n.next_attempt_at, n.id) + coalesce(b.n, 0) AS place
-    FROM notifications n LEFT JOIN busy b ON b.url = n.url
+  ), targets AS (
+    SELECT DISTINCT n.url FROM notifications n
     WHERE n.status = 'PENDING' AND n.next_attempt_at <= $1 AND (n.locked_until IS NULL OR n.locked_until <= $1)
-      AND n.url NOT IN (SELECT url FROM busy WHERE busy.n >= $4) -- a saturated target's backlog is not even looked at
-      AND (n.resend_prior_status IS NOT NULL OR NOT EXISTS (
-        SELECT 1 FROM notifications p
-        WHERE p.order_key = n.order_key AND p.status = 'PENDING' AND p.id < n.id
-          AND (p.resend_prior_status IS NULL OR p.resend_prior_status = 'PENDING')))
+  ), picked AS (
+    SELECT c.id, c.next_attempt_at FROM targets t LEFT JOIN busy b ON b.url = t.url
+    CROSS JOIN LATERAL (
+      SELECT n.id, n.next_attempt_at FROM notifications n
+      WHERE n.url = t.url AND n.status = 'PENDING' AND n.next_attempt_at <= $1 AND (n.locked_until IS NULL OR n.locked_until <= $1)
+        AND (n.resend_prior_status IS NOT NULL OR NOT EXISTS (
+          SELECT 1 FROM notifications p
+          WHERE p.order_key = n.order_key AND p.status = 'PENDING' AND p.id < n.id
+            AND (p.resend_prior_status IS NULL OR p.resend_prior_status = 'PENDING')))
+      ORDER BY n.next_attempt_at, n.id
+      LIMIT greatest(0, $4 - coalesce(b.n, 0))
+    ) c
+    ORDER BY c.next_attempt_at, c.id LIMIT $2
   ), claimable AS (
     SELECT n.id FROM notifications n
-    WHERE n.id IN (SELECT id FROM due WHERE place <= $4 ORDER BY next_attempt_at, id LIMIT $2)
-      AND n.status = 'PENDING' AND (n.locked_until IS NULL OR n.locked_until <= $1)
+    WHERE n.id IN (SELECT id FROM picked) AND n.status = 'PENDING' AND (n.locked_until IS NULL OR n.locked_until <= $1)
     FOR UPDATE SKIP LOCKED
   )
   UPDATE notifications n SET locked_until = $3, attempts = n.attempts + 1 FROM claimable WHERE n.id = claimable.id
@@ -94,6 +102,7 @@ export function createDeliveryJob(options: DeliveryOptions = {}): DeliveryJob {
   const inFlight = new Set<Promise<void>>();
   const outcomes: Outcome[] = [];
   let flushing: Promise<void> | null = null;
+  let reclaim: NodeJS.Timeout | null = null;
 
   const agentFor = (allowPrivate: boolean) => {
     let agent = agents.get(allowPrivate);
@@ -143,6 +152,8 @@ export function createDeliveryJob(options: DeliveryOptions = {}): DeliveryJob {
   function flush(ctx: AppContext, wake: () => void): void {
     if (flushing) return;
     flushing = (async () => {
+      // Lets the responses that already arrived be read first: they join this batch.
+      await new Promise((resolve) => setImmediate(resolve));
       while (outcomes.length > 0) {
         const batch = outcomes.splice(0, outcomes.length);
         try {
@@ -153,7 +164,7 @@ export function createDeliveryJob(options: DeliveryOptions = {}): DeliveryJob {
         }
         for (const o of batch) o.done();
         // Capacity freed, a target's limit loosened, or its waiting notifications released.
-        wake();
+        reclaim ??= setTimeout(() => { reclaim = null; wake(); }, reclaim_delay_ms);
       }
       flushing = null;
     })();
@@ -184,6 +195,7 @@ export function createDeliveryJob(options: DeliveryOptions = {}): DeliveryJob {
     settled,
     async close() {
       await settled();
+      if (reclaim) clearTimeout(reclaim);
       await Promise.all([...agents.values()].map((a) => a.close()));
     },
   };

@@ -16,4 +16,4 @@ UPDATE idempotency_keys SET request_hash = 'legacy-unkeyed'
 -- target's waiting notifications (released at once when an attempt to it succeeds).
 CREATE INDEX notifications_leased_idx ON notifications (url) WHERE locked_until IS NOT NULL
 -- statement
-CREATE INDEX notifications_pending_url_idx ON notifications (url) WHERE status = 'PENDING'
+CREATE INDEX notifications_pending_url_idx ON notifications (url, next_attempt_at, id) WHERE status = 'PENDING'
