@@ -25,6 +25,8 @@ export class PgListener {
   private timer: NodeJS.Timeout | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
   private connecting: Promise<void> | null = null;
+  // The channels LISTENed on the current client.
+  private listened = new Set<string>();
   private failures = 0;
   private closed = false;
 
@@ -36,21 +38,26 @@ export class PgListener {
 
   async subscribe(channel: string, handlers: ListenHandlers): Promise<() => Promise<void>> {
     let set = this.subscribers.get(channel);
-    const first = !set;
     if (!set) this.subscribers.set(channel, (set = new Set()));
     set.add(handlers);
-    if (this.client && first) {
-      await this.client.query(`LISTEN ${quoteIdent(channel)}`).catch(() => this.lost(this.client!));
-    } else if (!this.client) {
-      await this.connect();
-    }
+    await this.connect(); // at once when connected; else one attempt, then the reconnect loop
+    await this.listenOn(channel);
     return async () => {
       set.delete(handlers);
       if (set.size > 0) return;
       this.subscribers.delete(channel);
+      this.listened.delete(channel);
       if (this.subscribers.size === 0) this.stop();
       else await this.client?.query(`UNLISTEN ${quoteIdent(channel)}`).catch(() => {});
     };
+  }
+
+  /** A channel subscribed while connected (or while a connect was under way) is LISTENed here. */
+  private async listenOn(channel: string): Promise<void> {
+    const client = this.client;
+    if (!client || this.listened.has(channel)) return;
+    this.listened.add(channel);
+    await client.query(`LISTEN ${quoteIdent(channel)}`).catch(() => this.lost(client));
   }
 
   close(): void {
@@ -80,9 +87,16 @@ export class PgListener {
     client.on('notification', (m) => {
       for (const h of this.subscribers.get(m.channel) ?? []) h.onPayload(m.payload ?? '');
     });
+    const listened = new Set<string>();
     try {
       await client.connect();
-      for (const channel of this.subscribers.keys()) await client.query(`LISTEN ${quoteIdent(channel)}`);
+      // Until every channel is LISTENed, those subscribed meanwhile included; only then is it up.
+      for (let left = this.unlistened(listened); left.length > 0; left = this.unlistened(listened)) {
+        for (const channel of left) {
+          await client.query(`LISTEN ${quoteIdent(channel)}`);
+          listened.add(channel);
+        }
+      }
     } catch {
       destroyClient(client);
       this.failures++;
@@ -96,10 +110,15 @@ export class PgListener {
     }
     client.on('end', () => this.lost(client));
     this.client = client;
+    this.listened = listened;
     this.failures = 0;
     this.startHeartbeat(client);
     this.availability.nudge();
     for (const set of this.subscribers.values()) for (const h of set) h.onRestored?.();
+  }
+
+  private unlistened(listened: Set<string>): string[] {
+    return [...this.subscribers.keys()].filter((channel) => !listened.has(channel));
   }
 
   private lost(client: pg.Client): void {
