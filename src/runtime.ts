@@ -1,6 +1,6 @@
 import type { Config } from './config.ts';
 import { systemClock, type AppContext, type Clock } from './context.ts';
-import { openDb } from './db/db.ts';
+import { openDb } from './db/open.ts';
 import { migrate } from './db/migrate.ts';
 import { ApiKeyAuthenticator } from './sellers/authenticator.ts';
 import { sandboxProviders } from './providers/sandbox.ts';

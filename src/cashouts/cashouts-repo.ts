@@ -22,8 +22,8 @@ export interface CashoutRow {
   processed_at: Date | null;
 }
 
-export async function findCashout(q: Queryable, id: number, lock = false): Promise<CashoutRow | null> {
-  const r = await q.query<CashoutRow>(`SELECT * FROM cashouts WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [id]);
+export async function findCashout(q: Queryable, id: number): Promise<CashoutRow | null> {
+  const r = await q.query<CashoutRow>('SELECT * FROM cashouts WHERE id = $1', [id]);
   return r.rows[0] ?? null;
 }
 

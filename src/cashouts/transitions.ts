@@ -1,9 +1,14 @@
 import type { Queryable } from '../db/db.ts';
-import { applyCashoutEvent, type CashoutEvent, type CashoutStatus } from '../domain/cashout-states.ts';
+import { CONFLICT, retryOnConflict } from '../db/optimistic.ts';
+import { one, run, sql } from '../db/sql.ts';
+import { applyCashoutEvent, CASHOUT_FINAL_STATUSES, type CashoutEvent, type CashoutStatus } from '../domain/cashout-states.ts';
 import { cashoutMovePosting } from '../domain/cashout-postings.ts';
-import { post } from '../ledger/postings.ts';
-import { cashoutNotificationEffect } from '../notifications/outbox.ts';
-import { cashoutMoney, findCashout, type CashoutRow } from './cashouts-repo.ts';
+import type { Posting } from '../domain/ledger.ts';
+import { cashoutTargets, type OutboxTarget, type WebhookTarget } from '../domain/notification-payloads.ts';
+import { postingsCte } from '../ledger/postings.ts';
+import { outboxCte } from '../notifications/outbox.ts';
+import { cashoutForNotification } from './cashout-view.ts';
+import { cashoutMoney, type CashoutRow } from './cashouts-repo.ts';
 
 export type CashoutMoveResult =
   | { kind: 'moved'; row: CashoutRow; from: CashoutStatus }
@@ -11,41 +16,79 @@ export type CashoutMoveResult =
   | { kind: 'refused'; row: CashoutRow; reason: string }
   | { kind: 'not_found' };
 
-export interface CashoutMove { before: CashoutRow; after: CashoutRow; event: CashoutEvent; at: Date }
-export type CashoutEffect = (q: Queryable, move: CashoutMove) => Promise<void>;
-
-/** Ledger postings of a cashout move (CONTRACT §5). */
-const ledgerEffect: CashoutEffect = async (q, move) => {
-  const posting = cashoutMovePosting(cashoutMoney(move.after), move.after.status);
-  if (posting) await post(q, posting);
-};
-
-/** Effects of a cashout status change, inside its database transaction; notifications add theirs. */
-export const cashoutEffects: CashoutEffect[] = [ledgerEffect, cashoutNotificationEffect];
-
-const move_sql = `
-  WITH moved AS (
-    UPDATE cashouts SET status = $2, last_event = $3, updated_at = $4,
-      processed_at = CASE WHEN $2 IN ('COMPLETED', 'REJECTED', 'CANCELLED') THEN $4 ELSE processed_at END,
-      external_id = coalesce($6, external_id), provider_data = coalesce($7::jsonb, provider_data)
-    WHERE id = $1 RETURNING *
-  ), logged AS (
-    INSERT INTO cashout_events (cashout_id, event, from_status, to_status, created_at) SELECT id, $3, $5, $2, $4 FROM moved
-  )
-  SELECT * FROM moved`;
-
+/** What the payout provider said when it took the cashout. */
 export interface ProviderUpdate { externalId: string; providerData: Record<string, unknown> }
 
-/** The one place a cashout changes status: row lock, the move, its effects, one transaction. */
+/** Everything one cashout move writes, decided in memory from the row as read. */
+export interface CashoutMovePlan { after: CashoutRow; event: CashoutEvent; at: Date; postings: Posting[]; outbox: OutboxTarget[] }
+
+interface CashoutMoveInput {
+  row: CashoutRow;
+  /** xmin: changes whenever any transaction rewrites the row. */
+  version: string;
+  seller: { name: string; email: string };
+  webhooks: WebhookTarget[];
+}
+
+// The row, its seller and the seller's WITHDRAWAL webhooks: all a plan needs, in one read.
+const read_sql = `
+  SELECT c.*, c.xmin::text AS row_version, s.name AS seller_name, s.email AS seller_email,
+    (SELECT coalesce(json_agg(json_build_object('id', w.id, 'url', w.url) ORDER BY w.id), '[]') FROM webhooks w
+      WHERE w.seller_id = c.seller_id AND w.deleted_at IS NULL AND 'WITHDRAWAL' = ANY (w.types)) AS webhooks_json
+  FROM cashouts c JOIN sellers s ON s.id = c.seller_id WHERE c.id = $1`;
+
+/**
+ * The one place a cashout changes status, in the shape of a transaction move: one read, a pure
+ * plan (postings and outbox rows), one statement that applies only if the row is still the
+ * version read (xmin); a lost race reads again and decides afresh.
+ */
 export async function moveCashout(q: Queryable, id: number, event: CashoutEvent, at: Date, provider?: ProviderUpdate): Promise<CashoutMoveResult> {
-  const before = await findCashout(q, id, true);
-  if (!before) return { kind: 'not_found' };
-  const outcome = applyCashoutEvent({ status: before.status, lastEvent: before.last_event }, event);
-  if (outcome.kind === 'noop') return { kind: 'noop', row: before };
-  if (outcome.kind === 'refused') return { kind: 'refused', row: before, reason: outcome.reason };
-  const r = await q.query<CashoutRow>(move_sql, [id, outcome.to, event, at, before.status,
-    provider?.externalId ?? null, provider ? JSON.stringify(provider.providerData) : null]);
-  const after = r.rows[0]!;
-  for (const effect of cashoutEffects) await effect(q, { before, after, event, at });
-  return { kind: 'moved', row: after, from: before.status };
+  return retryOnConflict(`cashout ${id}: ${event}`, async () => {
+    const input = await readForMove(q, id);
+    if (!input) return { kind: 'not_found' } as const;
+    const before = input.row;
+    const outcome = applyCashoutEvent({ status: before.status, lastEvent: before.last_event }, event);
+    if (outcome.kind === 'noop') return { kind: 'noop', row: before } as const;
+    if (outcome.kind === 'refused') return { kind: 'refused', row: before, reason: outcome.reason } as const;
+    const plan = planCashoutMove(input, outcome.to, event, at, provider);
+    return (await writeMove(q, input, plan)) ? { kind: 'moved', row: plan.after, from: before.status } as const : CONFLICT;
+  });
+}
+
+/** Pure: the row after the move, its posting (CONTRACT §5) and its outbox rows (CONTRACT §9). */
+export function planCashoutMove(input: CashoutMoveInput, to: CashoutStatus, event: CashoutEvent, at: Date, provider?: ProviderUpdate): CashoutMovePlan {
+  const before = input.row;
+  const after: CashoutRow = {
+    ...before, status: to, last_event: event, updated_at: at,
+    processed_at: (CASHOUT_FINAL_STATUSES as readonly string[]).includes(to) ? at : before.processed_at,
+    external_id: provider?.externalId ?? before.external_id, provider_data: provider?.providerData ?? before.provider_data,
+  };
+  const posting = cashoutMovePosting(cashoutMoney(after), to);
+  return { after, event, at, postings: posting ? [posting] : [], outbox: cashoutTargets(cashoutForNotification(after, input.seller), input.webhooks) };
+}
+
+async function readForMove(q: Queryable, id: number): Promise<CashoutMoveInput | null> {
+  const r = await q.query<CashoutRow & { row_version: string; seller_name: string; seller_email: string; webhooks_json: WebhookTarget[] }>(read_sql, [id]);
+  const found = r.rows[0];
+  if (!found) return null;
+  const { row_version, seller_name, seller_email, webhooks_json, ...row } = found;
+  return { row, version: row_version, seller: { name: seller_name, email: seller_email }, webhooks: webhooks_json };
+}
+
+/** The whole move in one statement (see moveTransaction); false when the row changed since read. */
+async function writeMove(q: Queryable, input: CashoutMoveInput, plan: CashoutMovePlan): Promise<boolean> {
+  const a = plan.after;
+  const move = { sellerId: a.seller_id, transactionId: null, cashoutId: a.id, status: a.status, previous: input.row.status, at: plan.at };
+  const r = await run<{ moved: number }>(q, sql`
+    WITH moved AS (
+      UPDATE cashouts SET status = ${a.status}, last_event = ${a.last_event}, updated_at = ${a.updated_at}, processed_at = ${a.processed_at},
+        external_id = ${a.external_id}, provider_data = ${a.provider_data === null ? null : JSON.stringify(a.provider_data)}::jsonb
+      WHERE id = ${a.id} AND xmin = ${input.version}::text::xid
+      RETURNING id
+    ), logged AS (
+      INSERT INTO cashout_events (cashout_id, event, from_status, to_status, created_at)
+      SELECT id, ${plan.event}::text, ${input.row.status}::text, ${a.status}::text, ${plan.at}::timestamptz FROM moved
+    ), ${postingsCte(plan.postings, 'moved')}, ${outboxCte(move, plan.outbox, 'moved')}
+    SELECT (SELECT count(*) FROM moved)::int AS moved, (SELECT count(*) FROM woken)::int AS woken`);
+  return one(r).moved === 1;
 }

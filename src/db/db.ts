@@ -56,18 +56,6 @@ export function isRetryable(error: unknown): boolean {
   return retryable_sqlstates.has((error as { code?: string })?.code ?? '');
 }
 
-export interface OpenOptions { poolSize?: number }
-
-export async function openDb(url: string | undefined, dataDir: string, options: OpenOptions = {}): Promise<Db> {
-  if (url && /^postgres(ql)?:\/\//.test(url)) {
-    const { openPostgres } = await import('./postgres.ts');
-    return openPostgres(url, options.poolSize ?? 10);
-  }
-  if (url && url !== 'memory://') throw new Error(`unsupported DATABASE_URL scheme: ${url.split(':')[0]}`);
-  const { openPglite } = await import('./pglite.ts');
-  return openPglite(url === 'memory://' ? 'memory://' : `${dataDir}/pglite`);
-}
-
 export function quoteIdent(name: string): string {
   if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`bad identifier: ${name}`);
   return `"${name}"`;

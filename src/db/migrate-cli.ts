@@ -1,5 +1,5 @@
 import { loadConfig } from '../config.ts';
-import { openDb } from './db.ts';
+import { openDb } from './open.ts';
 import { migrate } from './migrate.ts';
 
 const config = loadConfig(process.env);

@@ -4,6 +4,16 @@
  * webhook (money as strings of reais). Serialised compact; the postback is signed over these bytes.
  */
 import { centsToReaisString, centsToString } from './money.ts';
+import { CASHOUT_NOTIFYING_STATUSES, type CashoutStatus } from './cashout-states.ts';
+import { isNotifyingStatus, type TransactionStatus } from './transaction-states.ts';
+
+export type NotificationKind = 'TRANSACTION_WEBHOOK' | 'TRANSACTION_POSTBACK' | 'WITHDRAWAL_WEBHOOK';
+
+/** One outbox row to write: where it goes and the exact bytes it will carry. */
+export interface OutboxTarget { kind: NotificationKind; url: string; webhookId: number | null; payload: string }
+
+/** A seller's permanent webhook of the matching type. */
+export interface WebhookTarget { id: number; url: string }
 
 export interface SaleForNotification {
   id: number;
@@ -79,4 +89,23 @@ export function cashoutWebhookPayload(c: CashoutForNotification): string {
     user: { id: c.user.id, name: c.user.name, email: c.user.email },
     type: 'WITHDRAWAL',
   });
+}
+
+/** Outbox rows of a transaction's status change (CONTRACT §9): its webhooks and its postback. */
+export function transactionTargets(sale: SaleForNotification & { status: TransactionStatus }, postbackUrl: string | null, hooks: WebhookTarget[]): OutboxTarget[] {
+  if (!isNotifyingStatus(sale.status) || (hooks.length === 0 && !postbackUrl)) return [];
+  const targets: OutboxTarget[] = [];
+  if (hooks.length > 0) {
+    const payload = transactionWebhookPayload(sale);
+    for (const h of hooks) targets.push({ kind: 'TRANSACTION_WEBHOOK', url: h.url, webhookId: h.id, payload });
+  }
+  if (postbackUrl) targets.push({ kind: 'TRANSACTION_POSTBACK', url: postbackUrl, webhookId: null, payload: transactionPostbackPayload(sale) });
+  return targets;
+}
+
+/** Outbox rows of a cashout's status change: PROCESSING, COMPLETED, REJECTED, CANCELLED, to its WITHDRAWAL webhooks. */
+export function cashoutTargets(cashout: CashoutForNotification & { status: CashoutStatus }, hooks: WebhookTarget[]): OutboxTarget[] {
+  if (!(CASHOUT_NOTIFYING_STATUSES as readonly string[]).includes(cashout.status) || hooks.length === 0) return [];
+  const payload = cashoutWebhookPayload(cashout);
+  return hooks.map((h) => ({ kind: 'WITHDRAWAL_WEBHOOK', url: h.url, webhookId: h.id, payload }));
 }

@@ -28,12 +28,13 @@ export interface MoneyUpdate {
   reserveReleaseAt?: Date | null;
 }
 
-export interface MoneyEffect { postings: Posting[]; update: MoneyUpdate }
+/** What a move writes to the ledger, and the sale's money state after it. */
+export interface SalePostings { postings: Posting[]; update: MoneyUpdate }
 
 const day_ms = 24 * 60 * 60 * 1000;
-const none: MoneyEffect = { postings: [], update: {} };
+const none: SalePostings = { postings: [], update: {} };
 
-export function moneyEffectOf(kind: PostingKind, sale: SaleMoney, at: Date): MoneyEffect {
+export function salePostings(kind: PostingKind, sale: SaleMoney, at: Date): SalePostings {
   const posting = (name: string, lines: Posting['lines']): Posting => ({ kind: name, sellerId: sale.sellerId, transactionId: sale.id, lines });
   switch (kind) {
     case 'FIRST_PAYMENT': return firstPayment(sale, at, posting);
@@ -53,7 +54,7 @@ export function moneyEffectOf(kind: PostingKind, sale: SaleMoney, at: Date): Mon
     case 'MED_WON': {
       const net = paid(sale).netAmount;
       const won = posting(kind, [{ account: 'blocked', amount: -net }, { account: 'available', amount: net }]);
-      const release = reserveReleaseOf(sale, at);
+      const release = reserveRelease(sale, at);
       return { postings: [won, ...release.postings], update: release.update };
     }
     case 'MED_LOST': {
@@ -74,11 +75,11 @@ export function moneyEffectOf(kind: PostingKind, sale: SaleMoney, at: Date): Mon
     }
     case 'CHARGEBACK_REVERTED':
       // No posting of its own (the fine stays); a reserve that fell due meanwhile is released now.
-      return reserveReleaseOf(sale, at);
+      return reserveRelease(sale, at);
   }
 }
 
-function firstPayment(sale: SaleMoney, at: Date, posting: (name: string, lines: Posting['lines']) => Posting): MoneyEffect {
+function firstPayment(sale: SaleMoney, at: Date, posting: (name: string, lines: Posting['lines']) => Posting): SalePostings {
   const split = splitSale(sale.amount, methodFee(sale.feeSchedule, sale.paymentMethod), sale.feeSchedule.reserveBasisPoints);
   return {
     postings: [posting('FIRST_PAYMENT', [
@@ -94,7 +95,7 @@ function firstPayment(sale: SaleMoney, at: Date, posting: (name: string, lines: 
 }
 
 /** Releases the held reserve when it is due (the sale must be PAGO; the caller checks). */
-export function reserveReleaseOf(sale: SaleMoney, at: Date): MoneyEffect {
+export function reserveRelease(sale: SaleMoney, at: Date): SalePostings {
   if (sale.reserveHeld === 0 || !sale.reserveReleaseAt || sale.reserveReleaseAt.getTime() > at.getTime()) return none;
   return {
     postings: [{ kind: 'RESERVE_RELEASE', sellerId: sale.sellerId, transactionId: sale.id,

@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../domain/errors.ts';
-import { secretMatches, digestOf } from '../sellers/keys.ts';
-import type { ApiKeyAuthenticator } from '../sellers/authenticator.ts';
+import { digestOf, secretMatches } from '../domain/secrets.ts';
 import type { RateLimits, TokenBuckets } from './rate-limit.ts';
 
 declare module 'fastify' {
@@ -9,6 +8,9 @@ declare module 'fastify' {
 }
 
 const max_key_length = 256;
+
+/** Resolves a key pair to its seller (src/sellers/authenticator.ts). */
+export interface KeyAuthenticator { authenticate(publicKey: string, privateKey: string): Promise<number | null> }
 
 function rateLimited(message: string, retryAfterSeconds: number): ApiError {
   const error = new ApiError('RATE_LIMITED', message);
@@ -28,7 +30,7 @@ function unauthorized(failures: TokenBuckets, request: FastifyRequest, message: 
 }
 
 /** onRequest hook for seller routes: runs before body parsing and validation (CONTRACT §2). */
-export function sellerAuth(authenticator: ApiKeyAuthenticator, limits: RateLimits) {
+export function sellerAuth(authenticator: KeyAuthenticator, limits: RateLimits) {
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     refuseBlockedAddress(limits.authFailures, request);
     const publicKey = request.headers['x-api-public-key'];

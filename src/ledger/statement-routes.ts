@@ -1,9 +1,7 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
-import { parsePathId } from '../http/ids.ts';
+import { PageQuery, pageAnswer, pageOf, pageRequest } from '../http/paging.ts';
 import { errorResponses, sellerSecurity, StringEnum, type Router } from '../http/router.ts';
-
-const statement_limit_default = 20;
 
 const Line = Type.Object({
   id: Type.Integer(),
@@ -20,24 +18,18 @@ export async function statementRoutes(app: Router, ctx: AppContext): Promise<voi
   app.get('/api/public/statement', {
     schema: {
       summary: 'The seller\'s journal lines (extrato), newest first', tags: ['balance'], security: sellerSecurity,
-      querystring: Type.Object({
-        limit: Type.Optional(Type.String({ pattern: '^(100|[1-9][0-9]?)$', description: '1–100, default 20' })),
-        cursor: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,15}$' })),
-      }),
-      response: { 200: Type.Object({ data: Type.Array(Line), nextCursor: Type.Union([Type.String(), Type.Null()]) }), ...errorResponses },
+      querystring: Type.Object(PageQuery),
+      response: { 200: pageOf(Line), ...errorResponses },
     },
   }, async (request) => {
-    const limit = Number(request.query.limit ?? statement_limit_default);
-    const before = request.query.cursor ? parsePathId(request.query.cursor, 'cursor') : null;
+    const { limit, fetch, beforeId } = pageRequest(request.query);
     const r = await ctx.db.query<{ id: number; created_at: Date; account: 'available' | 'blocked'; amount: number; kind: string; transaction_id: number | null; cashout_id: number | null }>(`
       SELECT l.id, l.created_at, l.account, l.amount, p.kind, p.transaction_id, p.cashout_id
       FROM journal_lines l JOIN postings p ON p.id = l.posting_id
       WHERE l.seller_id = $1 AND ($2::bigint IS NULL OR l.id < $2)
-      ORDER BY l.id DESC LIMIT $3`, [request.sellerId, before, limit + 1]);
-    const page = r.rows.slice(0, limit);
-    return {
-      data: page.map((l) => ({ id: l.id, createdAt: l.created_at.toISOString(), bucket: l.account, amount: l.amount, kind: l.kind, transactionId: l.transaction_id, cashoutId: l.cashout_id })),
-      nextCursor: r.rows.length > limit ? String(page[page.length - 1]!.id) : null,
-    };
+      ORDER BY l.id DESC LIMIT $3`, [request.sellerId, beforeId, fetch]);
+    return pageAnswer(r.rows, limit, (page) => page.map((l) => ({
+      id: l.id, createdAt: l.created_at.toISOString(), bucket: l.account, amount: l.amount, kind: l.kind, transactionId: l.transaction_id, cashoutId: l.cashout_id,
+    })));
   });
 }

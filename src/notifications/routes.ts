@@ -3,12 +3,11 @@ import type { AppContext } from '../context.ts';
 import { ApiError, validationError } from '../domain/errors.ts';
 import { parsePathId } from '../http/ids.ts';
 import { errorResponses, iso, PathId, sellerSecurity, StringEnum, type Router } from '../http/router.ts';
-import { privateTargetReason } from './address-guard.ts';
+import { PageQuery, pageAnswer, pageOf, pageRequest } from '../http/paging.ts';
+import { notificationUrlProblem, url_max_length } from './target-url.ts';
 import { NOTIFICATIONS_CHANNEL } from './outbox.ts';
 
 const webhooks_per_seller_max = 20;
-const url_max_length = 2048;
-const notifications_limit_default = 20;
 const WEBHOOK_TYPES = ['TRANSACTION', 'WITHDRAWAL'] as const;
 
 const Webhook = Type.Object({ id: Type.Integer(), url: Type.String(), types: Type.Array(StringEnum(WEBHOOK_TYPES)), createdAt: Type.String({ format: 'date-time' }) });
@@ -36,18 +35,6 @@ function notificationView(n: NotificationRow) {
     attempts: n.attempts, lastResponseStatus: n.last_response_status,
     nextAttemptAt: n.status === 'PENDING' ? iso(n.next_attempt_at) : null, createdAt: n.created_at.toISOString(),
   };
-}
-
-/** http(s), no credentials, and (unless allowed) not a loopback or private target. */
-export async function notificationUrlProblem(raw: string, allowPrivate: boolean): Promise<string | null> {
-  let url: URL;
-  try { url = new URL(raw); } catch { return 'must be an absolute http(s) URL'; }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http or https URL';
-  if (url.username || url.password) return 'must not carry credentials';
-  if (raw.length > url_max_length) return `must be at most ${url_max_length} characters`;
-  if (allowPrivate) return null;
-  const reason = await privateTargetReason(raw);
-  return reason ? `is refused: ${reason}` : null;
 }
 
 export async function notificationRoutes(app: Router, ctx: AppContext): Promise<void> {
@@ -94,19 +81,15 @@ export async function notificationRoutes(app: Router, ctx: AppContext): Promise<
   app.get('/api/notifications', {
     schema: {
       ...common, summary: 'The delivery log, newest first',
-      querystring: Type.Object({
-        limit: Type.Optional(Type.String({ pattern: '^(100|[1-9][0-9]?)$' })), cursor: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,15}$' })),
-      }),
-      response: { 200: Type.Object({ data: Type.Array(Notification), nextCursor: Type.Union([Type.String(), Type.Null()]) }), ...errorResponses },
+      querystring: Type.Object(PageQuery),
+      response: { 200: pageOf(Notification), ...errorResponses },
     },
   }, async (request) => {
-    const limit = Number(request.query.limit ?? notifications_limit_default);
-    const before = request.query.cursor ? parsePathId(request.query.cursor, 'cursor') : null;
+    const { limit, fetch, beforeId } = pageRequest(request.query);
     const r = await ctx.db.query<NotificationRow>(`
       SELECT id, kind, url, transaction_id, cashout_id, event_status, status, attempts, last_response_status, next_attempt_at, created_at
-      FROM notifications WHERE seller_id = $1 AND ($2::bigint IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`, [request.sellerId, before, limit + 1]);
-    const page = r.rows.slice(0, limit);
-    return { data: page.map(notificationView), nextCursor: r.rows.length > limit ? String(page[page.length - 1]!.id) : null };
+      FROM notifications WHERE seller_id = $1 AND ($2::bigint IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`, [request.sellerId, beforeId, fetch]);
+    return pageAnswer(r.rows, limit, (page) => page.map(notificationView));
   });
 
   app.post('/api/notifications/:id/resend', {

@@ -5,7 +5,7 @@ import { validateSaleRequest } from '../domain/sale-request.ts';
 import { idempotent, sendAnswer } from '../http/idempotency.ts';
 import { StringEnum, errorResponses, sellerSecurity, type Router } from '../http/router.ts';
 import { createSale } from './create-sale.ts';
-import { notificationUrlProblem } from '../notifications/routes.ts';
+import { notificationUrlProblem } from '../notifications/target-url.ts';
 import { SaleCreated, saleCreatedView } from './sale-view.ts';
 
 // For the OpenAPI document only: the body is checked by validateSaleRequest, which knows the

@@ -1,6 +1,6 @@
 import type { Db } from '../db/db.ts';
 import { findActiveKey, KEY_REVOKED_CHANNEL, type ActiveKey } from './sellers-repo.ts';
-import { secretMatches } from './keys.ts';
+import { secretMatches } from '../domain/secrets.ts';
 
 const cache_max_entries = 10_000;
 

@@ -1,4 +1,5 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { digestOf } from '../domain/secrets.ts';
 
 const public_key_prefix = 'pk_';
 const private_key_prefix = 'sk_';
@@ -11,16 +12,6 @@ export function generateKeyPair(): KeyPair {
   const publicKey = public_key_prefix + randomBytes(public_key_bytes).toString('base64url');
   const privateKey = private_key_prefix + randomBytes(private_key_bytes).toString('base64url');
   return { publicKey, privateKey, privateKeyDigest: digestOf(privateKey) };
-}
-
-export function digestOf(secret: string): Buffer {
-  return createHash('sha256').update(secret, 'utf8').digest();
-}
-
-/** Constant-time comparison of a presented secret with a stored digest. */
-export function secretMatches(presented: string, storedDigest: Uint8Array): boolean {
-  const presentedDigest = digestOf(presented);
-  return storedDigest.length === presentedDigest.length && timingSafeEqual(presentedDigest, storedDigest);
 }
 
 export const looksLikePublicKey = (v: string) => v.startsWith(public_key_prefix) && v.length <= 64;

@@ -3,7 +3,7 @@ import type { AppContext } from '../context.ts';
 import { TRANSACTION_EVENTS } from '../domain/transaction-states.ts';
 import { parsePathId } from '../http/ids.ts';
 import { PathId, StringEnum, errorResponses, operatorSecurity, type Router } from '../http/router.ts';
-import { applyEvent } from './routes.ts';
+import { applyEvent } from './apply-event.ts';
 import { Transaction } from './transaction-view.ts';
 
 export async function transactionAdminRoutes(app: Router, ctx: AppContext): Promise<void> {

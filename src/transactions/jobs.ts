@@ -3,10 +3,7 @@ import { saoPauloDate } from '../domain/sale-request.ts';
 import type { TransactionEvent } from '../domain/transaction-states.ts';
 import type { CardOutcome } from '../providers/ports.ts';
 import type { Job } from '../workers/job.ts';
-import { moveTransaction } from './transitions.ts';
-import { applyMoneyEffect, saleMoney } from './ledger-effect.ts';
-import { reserveReleaseOf } from '../domain/transaction-postings.ts';
-import type { TransactionRow } from './transactions-repo.ts';
+import { moveTransaction, releaseReserve } from './transitions.ts';
 
 const batch_size = 100;
 const boleto_grace_days = 3;
@@ -57,7 +54,7 @@ export const cardAutopilotJob: Job = {
 
 /**
  * Releases reserves that fell due, for sales in PAGO. A sale in MED or CHARGEBACK waits: its
- * release happens on its return to PAGO (the ledger effect); after ESTORNADO there is none to release.
+ * release happens on its return to PAGO (with that move's postings); after ESTORNADO there is none to release.
  */
 export const reserveReleaseJob: Job = {
   name: 'reserve-release',
@@ -65,11 +62,11 @@ export const reserveReleaseJob: Job = {
   async run(ctx) {
     const now = ctx.clock.now();
     return ctx.db.tx(async (q) => {
-      const due = await q.query<TransactionRow>(`
-        SELECT *, boleto_due_date::text AS boleto_due_date FROM transactions
+      const due = await q.query<{ id: number }>(`
+        SELECT id FROM transactions
         WHERE reserve_held > 0 AND reserve_release_at <= $1 AND status = 'PAGO'
         ORDER BY reserve_release_at LIMIT $2 FOR UPDATE SKIP LOCKED`, [now, batch_size]);
-      for (const row of due.rows) await applyMoneyEffect(q, row, reserveReleaseOf(saleMoney(row), now));
+      for (const { id } of due.rows) await releaseReserve(q, id, now);
       return due.rowCount;
     });
   },

@@ -3,6 +3,7 @@ import { StringEnum, iso } from '../http/router.ts';
 import { PAYMENT_METHODS, TRANSACTION_STATUSES } from '../domain/transaction-states.ts';
 import type { ItemRow, TransactionRow } from './transactions-repo.ts';
 import type { ShippingInput } from '../domain/sale-request.ts';
+import type { SaleForNotification } from '../domain/notification-payloads.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 const Cents = Type.Integer({ description: 'cents' });
@@ -61,4 +62,15 @@ export function transactionView(row: TransactionRow, items: ItemRow[]) {
 export function shippingObject(s: ShippingInput | null) {
   if (!s) return null;
   return { street: s.street, number: s.number, complement: s.complement ?? null, neighborhood: s.neighborhood, city: s.city, state: s.state, zipCode: s.zipCode, fee: s.fee };
+}
+
+/** The sale as its notifications describe it (CONTRACT §9). */
+export function saleForNotification(row: TransactionRow, items: ItemRow[]): SaleForNotification & { status: TransactionRow['status'] } {
+  return {
+    id: row.id, sellerId: row.seller_id, amount: row.amount, createdAt: row.created_at, status: row.status, paymentMethod: row.payment_method,
+    customer: { document: row.customer_document, email: row.customer_email, name: row.customer_name, phone: row.customer_phone },
+    pixKey: row.pix_code, boletoCode: row.boleto_code, shipping: shippingObject(row.shipping),
+    items: items.map((i) => ({ id: i.id, title: i.title, unitPrice: i.unit_price, quantity: i.quantity, tangible: i.tangible })),
+    systemFee: row.system_fee, externalTransactionId: row.external_transaction_id,
+  };
 }

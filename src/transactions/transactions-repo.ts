@@ -55,7 +55,7 @@ export async function itemsOf(q: Queryable, ids: number[]): Promise<Map<number, 
   return byTransaction;
 }
 
-export interface ListFilter { sellerId: number; status?: TransactionStatus; paymentMethod?: PaymentMethod; beforeId?: number; limit: number }
+export interface ListFilter { sellerId: number; status?: TransactionStatus; paymentMethod?: PaymentMethod; beforeId: number | null; limit: number }
 
 export async function listTransactions(q: Queryable, f: ListFilter): Promise<TransactionRow[]> {
   const r = await q.query<TransactionRow>(`

@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { adminHeaders, startGateway, type Gateway } from '../helpers/gateway.ts';
 import { onPostgres } from '../helpers/databases.ts';
-import { openDb } from '../../src/db/db.ts';
+import { openDb } from '../../src/db/open.ts';
 import { post, postIfCovered } from '../../src/ledger/postings.ts';
 import { readBalance } from '../../src/ledger/balances.ts';
 import { LedgerInvariantError, type Posting } from '../../src/domain/ledger.ts';

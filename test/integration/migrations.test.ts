@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDb } from '../../src/db/db.ts';
+import { openDb } from '../../src/db/open.ts';
 import { loadMigrations, migrate } from '../../src/db/migrate.ts';
 import { freshDatabase, onPostgres } from '../helpers/databases.ts';
 

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { adminHeaders, startGateway, type Gateway, type SellerKeys } from '../helpers/gateway.ts';
 import { onPostgres } from '../helpers/databases.ts';
-import { openDb, type Db } from '../../src/db/db.ts';
+import { openDb } from '../../src/db/open.ts';
+import type { Db } from '../../src/db/db.ts';
 import { moveTransaction } from '../../src/transactions/transitions.ts';
 import { cardAutopilotJob, expiryJob } from '../../src/transactions/jobs.ts';
 

@@ -1,8 +1,7 @@
-import type { Queryable } from '../db/db.ts';
-import type { MoneyEffect, MoneyUpdate, SaleMoney } from '../domain/transaction-postings.ts';
-import { post } from '../ledger/postings.ts';
+import type { MoneyUpdate, SaleMoney } from '../domain/transaction-postings.ts';
 import type { TransactionRow } from './transactions-repo.ts';
 
+/** The sale's money state, as the ledger rules of CONTRACT §5 read it. */
 export function saleMoney(row: TransactionRow): SaleMoney {
   return {
     id: row.id, sellerId: row.seller_id, paymentMethod: row.payment_method, amount: row.amount, feeSchedule: row.fee_schedule,
@@ -21,16 +20,4 @@ export function withMoneyUpdate(row: TransactionRow, update: MoneyUpdate): Trans
   const after = { ...row };
   for (const key of Object.keys(update) as (keyof MoneyUpdate)[]) (after[update_columns[key]] as unknown) = update[key];
   return after;
-}
-
-/** Writes a money effect that is not a status change (a reserve falling due); returns the updated row. */
-export async function applyMoneyEffect(q: Queryable, row: TransactionRow, effect: MoneyEffect): Promise<TransactionRow> {
-  for (const posting of effect.postings) await post(q, posting);
-  const keys = Object.keys(effect.update) as (keyof MoneyUpdate)[];
-  if (keys.length === 0) return row;
-  const sets = keys.map((k, i) => `${update_columns[k]} = $${i + 2}`).join(', ');
-  const r = await q.query<TransactionRow>(
-    `UPDATE transactions SET ${sets} WHERE id = $1 RETURNING *, boleto_due_date::text AS boleto_due_date`,
-    [row.id, ...keys.map((k) => effect.update[k])]);
-  return r.rows[0]!;
 }

@@ -1,0 +1,12 @@
+import type { Db } from './db.ts';
+import { openPglite } from './pglite.ts';
+import { openPostgres } from './postgres.ts';
+
+export interface OpenOptions { poolSize?: number }
+
+/** PostgreSQL for a postgres:// URL; otherwise the embedded PGlite, in DATA_DIR or in memory. */
+export async function openDb(url: string | undefined, dataDir: string, options: OpenOptions = {}): Promise<Db> {
+  if (url && /^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options.poolSize ?? 10);
+  if (url && url !== 'memory://') throw new Error(`unsupported DATABASE_URL scheme: ${url.split(':')[0]}`);
+  return openPglite(url === 'memory://' ? 'memory://' : `${dataDir}/pglite`);
+}

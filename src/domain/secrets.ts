@@ -1,0 +1,12 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+/** SHA-256 of a high-entropy secret: enough to store it (no slow password hash on the hot path). */
+export function digestOf(secret: string): Buffer {
+  return createHash('sha256').update(secret, 'utf8').digest();
+}
+
+/** Constant-time comparison of a presented secret with a stored digest. */
+export function secretMatches(presented: string, storedDigest: Uint8Array): boolean {
+  const presentedDigest = digestOf(presented);
+  return storedDigest.length === presentedDigest.length && timingSafeEqual(presentedDigest, storedDigest);
+}
