@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { buildBrCode, newTxid } from '../src/domain/pix-brcode.ts';
-import { qrPngDataUri } from '../src/domain/pix-qr.ts';
+import { qrPngDataUri } from '../src/qr/pix-qr.ts';
 
 const duration_s = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);

@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { PIX_KEY_MAX_LENGTH } from './domain/pix-keys.ts';
 
 export type Role = 'api' | 'worker' | 'all';
 
@@ -127,7 +128,7 @@ function readStoredSecrets(file: string): Partial<Record<'adminToken' | 'postbac
 
 function pixReceiverKey(env: Env, generated: string | undefined): string {
   const key = nonEmpty(env.PIX_RECEIVER_KEY) ?? generated ?? randomUUID();
-  if (key.length > 77) fail('PIX_RECEIVER_KEY', 'must be at most 77 characters (a DICT key)');
+  if (key.length > PIX_KEY_MAX_LENGTH) fail('PIX_RECEIVER_KEY', `must be at most ${PIX_KEY_MAX_LENGTH} characters (a DICT key)`);
   return key;
 }
 

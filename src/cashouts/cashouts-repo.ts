@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/db.ts';
+import { maybeOne } from '../db/sql.ts';
 import type { CashoutEvent, CashoutStatus } from '../domain/cashout-states.ts';
 import type { CashoutMoney } from '../domain/cashout-postings.ts';
 import type { PixKeyType } from '../domain/pix-keys.ts';
@@ -24,7 +25,7 @@ export interface CashoutRow {
 
 export async function findCashout(q: Queryable, id: number): Promise<CashoutRow | null> {
   const r = await q.query<CashoutRow>('SELECT * FROM cashouts WHERE id = $1', [id]);
-  return r.rows[0] ?? null;
+  return maybeOne(r);
 }
 
 export function cashoutMoney(row: CashoutRow): CashoutMoney {

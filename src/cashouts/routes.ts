@@ -2,8 +2,8 @@ import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../domain/errors.ts';
 import { CASHOUT_EVENTS } from '../domain/cashout-states.ts';
-import { parseCashoutRequest } from '../domain/cashout-request.ts';
-import { PIX_KEY_TYPES } from '../domain/pix-keys.ts';
+import { CashoutBody, parseCashoutRequest } from '../domain/cashout-request.ts';
+import { refusalError } from '../domain/result.ts';
 import { idempotent, sendAnswer } from '../http/idempotency.ts';
 import { parsePathId } from '../http/ids.ts';
 import { errorResponses, operatorSecurity, PathId, sellerSecurity, StringEnum, type Router } from '../http/router.ts';
@@ -12,13 +12,6 @@ import { createCashout } from './create-cashout.ts';
 import { Cashout, cashoutView } from './cashout-view.ts';
 import { moveCashout } from './transitions.ts';
 
-// For the OpenAPI document; parseCashoutRequest checks the body in CONTRACT §8's order.
-const CashoutBodyDoc = Type.Object({
-  amount: Type.Union([Type.Number(), Type.String({ pattern: '^\\d+(\\.\\d{1,2})?$' })], { description: 'reais; 100.00 to 100000.00' }),
-  pixKey: Type.String({ minLength: 8, maxLength: 77 }),
-  pixKeyType: Type.Optional(StringEnum(PIX_KEY_TYPES, { description: 'default CPF' })),
-});
-
 export async function cashoutRoutes(app: Router, ctx: AppContext): Promise<void> {
   const common = { tags: ['cashout'], security: sellerSecurity };
 
@@ -26,8 +19,10 @@ export async function cashoutRoutes(app: Router, ctx: AppContext): Promise<void>
     schema: {
       ...common, summary: 'Pay out available balance to a PIX key',
       headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String()) }),
-      body: CashoutBodyDoc, response: { 201: Cashout, ...errorResponses },
+      body: CashoutBody, response: { 201: Cashout, ...errorResponses },
     },
+    // parseCashoutRequest runs CashoutBody inside the idempotent request, in CONTRACT §8's order
+    // (the body, then the key, then the seller), so that a 400 is stored and replayed like a 422.
     validatorCompiler: () => () => true,
   }, async (request, reply) => {
     const now = ctx.clock.now();
@@ -36,7 +31,7 @@ export async function cashoutRoutes(app: Router, ctx: AppContext): Promise<void>
       { db: ctx.db, fingerprintKey: ctx.requestFingerprintKey, sellerId: request.sellerId, endpoint: 'POST /api/public/cashout', key: typeof key === 'string' ? key : undefined, body: request.body, now },
       async (q) => {
         const parsed = parseCashoutRequest(request.body);
-        if (!parsed.ok) throw new ApiError(parsed.refusal.code, parsed.refusal.message, parsed.refusal.details);
+        if (!parsed.ok) throw refusalError(parsed.refusal);
         return { status: 201, body: cashoutView(await createCashout(q, request.sellerId, parsed.value, now)) };
       });
     return sendAnswer(reply, answer);

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/db.ts';
 import { CONFLICT, retryOnConflict } from '../db/optimistic.ts';
-import { one, run, sql } from '../db/sql.ts';
+import { maybeOne, one, run, sql } from '../db/sql.ts';
 import { applyCashoutEvent, CASHOUT_FINAL_STATUSES, type CashoutEvent, type CashoutStatus } from '../domain/cashout-states.ts';
 import { cashoutMovePosting } from '../domain/cashout-postings.ts';
 import type { Posting } from '../domain/ledger.ts';
@@ -69,7 +69,7 @@ export function planCashoutMove(input: CashoutMoveInput, to: CashoutStatus, even
 
 async function readForMove(q: Queryable, id: number): Promise<CashoutMoveInput | null> {
   const r = await q.query<CashoutRow & { row_version: string; seller_name: string; seller_email: string; webhooks_json: WebhookTarget[] }>(read_sql, [id]);
-  const found = r.rows[0];
+  const found = maybeOne(r);
   if (!found) return null;
   const { row_version, seller_name, seller_email, webhooks_json, ...row } = found;
   return { row, version: row_version, seller: { name: seller_name, email: seller_email }, webhooks: webhooks_json };

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { Availability } from './availability.ts';
-import { DatabaseUnavailableError, isRetryable, type Db, type Queryable } from './db.ts';
+import { DatabaseUnavailableError, isRetryable, type Db, type QueryResult, type Queryable, type TxOptions } from './db.ts';
 import { destroyClient, heartbeat_timeout_ms, PgListener } from './pg-listener.ts';
 
 // Every wait on the database is bounded; the server enforces the statement limits itself, and the
@@ -59,7 +59,8 @@ function statementName(sql: string): string {
   return name;
 }
 
-export function openPostgres(url: string, poolSize: number): Db {
+/** A pool whose every wait is bounded, and the set of its clients checked out now. */
+function boundedPool(url: string, poolSize: number): { pool: pg.Pool; checkedOut: Set<pg.PoolClient> } {
   const types = {
     getTypeParser: (oid: number, format?: 'text' | 'binary') =>
       oid === 20 ? parseInt8 : pg.types.getTypeParser(oid, format),
@@ -79,7 +80,37 @@ export function openPostgres(url: string, poolSize: number): Db {
   pool.on('acquire', (c) => checkedOut.add(c));
   pool.on('release', (_err, c) => checkedOut.delete(c));
   pool.on('remove', (c) => checkedOut.delete(c as pg.PoolClient));
+  return { pool, checkedOut };
+}
 
+type Runner = <T>(client: pg.PoolClient, sql: string, params?: unknown[], readTimeoutMs?: number) => Promise<QueryResult<T>>;
+
+/** fn in one transaction on one client, retried on serialization failures and deadlocks. */
+async function inTransaction<T>(connect: () => Promise<pg.PoolClient>, run: Runner, fn: (q: Queryable) => Promise<T>, options: TxOptions): Promise<T> {
+  const readTimeoutMs = options.timeoutMs ? options.timeoutMs + read_timeout_margin_ms : undefined;
+  for (let attempt = 1; ; attempt++) {
+    const client = await connect();
+    const q: Queryable = { query: (sql, params) => run(client, sql, params, readTimeoutMs) };
+    let broken: Error | undefined;
+    try {
+      await q.query('BEGIN');
+      if (options.timeoutMs) await q.query(`SET LOCAL statement_timeout = ${Math.trunc(options.timeoutMs)}`);
+      const result = await fn(q);
+      await q.query('COMMIT');
+      return result;
+    } catch (error) {
+      // A lost connection is not rolled back by us (it cannot be): the server does it.
+      if (error instanceof DatabaseUnavailableError && error.connectionLost) broken = error;
+      else await client.query('ROLLBACK').catch((e: Error) => { broken = e; });
+      if (broken || !isRetryable(error) || attempt >= tx_max_attempts) throw error;
+    } finally {
+      client.release(broken); // with an error, the pool discards the client
+    }
+  }
+}
+
+export function openPostgres(url: string, poolSize: number): Db {
+  const { pool, checkedOut } = boundedPool(url, poolSize);
   const availability = new Availability(
     () => pool.query({ text: 'SELECT 1', query_timeout: heartbeat_timeout_ms } as pg.QueryConfig),
     // Statements in flight when the database vanished would each wait for their own timeout.
@@ -91,7 +122,7 @@ export function openPostgres(url: string, poolSize: number): Db {
     if (!availability.available) throw new DatabaseUnavailableError('database unreachable', false);
     return pool.connect().catch((error) => { throw connectFailure(error, availability); });
   };
-  const run = async <T>(client: pg.PoolClient, sql: string, params?: unknown[], readTimeoutMs?: number) => {
+  const run: Runner = async <T>(client: pg.PoolClient, sql: string, params?: unknown[], readTimeoutMs?: number) => {
     if (!availability.available) throw new DatabaseUnavailableError('database unreachable', false);
     // Parameterized statements are prepared once per connection: the big CTE statements of the
     // ledger and sale paths are then parsed and planned once, not on every call.
@@ -122,28 +153,7 @@ export function openPostgres(url: string, poolSize: number): Db {
         client.release(lost); // with an error, the pool discards the client
       }
     },
-    async tx(fn, options = {}) {
-      const readTimeoutMs = options.timeoutMs ? options.timeoutMs + read_timeout_margin_ms : undefined;
-      for (let attempt = 1; ; attempt++) {
-        const client = await connect();
-        const q: Queryable = { query: (sql, params) => run(client, sql, params, readTimeoutMs) };
-        let broken: Error | undefined;
-        try {
-          await q.query('BEGIN');
-          if (options.timeoutMs) await q.query(`SET LOCAL statement_timeout = ${Math.trunc(options.timeoutMs)}`);
-          const result = await fn(q);
-          await q.query('COMMIT');
-          return result;
-        } catch (error) {
-          // A lost connection is not rolled back by us (it cannot be): the server does it.
-          if (error instanceof DatabaseUnavailableError && error.connectionLost) broken = error;
-          else await client.query('ROLLBACK').catch((e: Error) => { broken = e; });
-          if (broken || !isRetryable(error) || attempt >= tx_max_attempts) throw error;
-        } finally {
-          client.release(broken); // with an error, the pool discards the client
-        }
-      }
-    },
+    tx: (fn, options = {}) => inTransaction(connect, run, fn, options),
     listen: (channel, handlers) => listener.subscribe(channel, handlers),
     async close() {
       listener.close();

@@ -5,12 +5,11 @@
  * Barcode: bank(3) currency(1) DV(1) factor(4) amount(10) free field(25).
  * Linha: [bank currency free 1-5 DV] [free 6-15 DV] [free 16-25 DV] [general DV] [factor amount].
  */
+import { ok, refuse, type Refused, type Result } from './result.ts';
+import { dateOfEpochDay, epochDay } from './calendar.ts';
 
 export type BuildBoletoInput = { bankCode: string; amountCents: number; dueDate: string; freeField: string };
-export type BuildBoletoResult = { ok: true; barcode: string; digitableLine: string } | { ok: false; reason: string };
-export type ParsedBoleto =
-  | { ok: true; digitableLine: string; barcode: string; bankCode: string; factor: number; amountCents: number; freeField: string }
-  | { ok: false; reason: string };
+export interface DigitableLine { digitableLine: string; barcode: string; bankCode: string; factor: number; amountCents: number; freeField: string }
 
 /** Real (BRL). */
 const CURRENCY = '9';
@@ -21,17 +20,6 @@ const DAY_MS = 86_400_000;
 const FACTOR_BASE_MS = Date.UTC(1997, 9, 7); // 1997-10-07, factor 0
 const FACTOR_MIN = 1000;
 const FACTOR_CYCLE = 9000; // 1000..9999, then back to 1000 (first reset on 2025-02-22)
-
-/** Days since 1970-01-01 of a strict `YYYY-MM-DD` calendar date, or null (2025-02-30 is null). */
-function epochDay(date: string): number | null {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
-  if (!m) return null;
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const ms = Date.UTC(y, mo - 1, d);
-  // Date.UTC rolls 02-30 over to 03-02; a round trip catches it.
-  if (new Date(ms).toISOString().slice(0, 10) !== date) return null;
-  return ms / DAY_MS;
-}
 
 const baseEpochDay = FACTOR_BASE_MS / DAY_MS;
 
@@ -56,7 +44,7 @@ export function dueDateFromFactor(factor: number, today: string): string | null 
   if (todayDay === null || !Number.isInteger(factor) || factor < FACTOR_MIN || factor > 9999) return null;
   const cycles = Math.max(0, Math.round((todayDay - baseEpochDay - factor) / FACTOR_CYCLE));
   const days = factor + cycles * FACTOR_CYCLE;
-  return new Date(FACTOR_BASE_MS + days * DAY_MS).toISOString().slice(0, 10);
+  return dateOfEpochDay(baseEpochDay + days);
 }
 
 /** FEBRABAN module 10: weights 2,1,2,1… from the right, two-digit products have their digits summed. */
@@ -112,14 +100,14 @@ function checkBuildInput(input: BuildBoletoInput, factor: number): string | null
 }
 
 /** Builds the barcode and the linha digitável of a boleto. */
-export function buildBoleto(input: BuildBoletoInput): BuildBoletoResult {
+export function buildBoleto(input: BuildBoletoInput): Result<{ barcode: string; digitableLine: string }> {
   const factor = dueDateFactor(input.dueDate);
   const problem = checkBuildInput(input, factor);
-  if (problem) return { ok: false, reason: problem };
+  if (problem) return refuse('VALIDATION_ERROR', problem);
   const tail = String(factor).padStart(4, '0') + String(input.amountCents).padStart(10, '0') + input.freeField;
   const head = input.bankCode + CURRENCY;
   const barcode = head + mod11Boleto(head + tail) + tail;
-  return { ok: true, barcode, digitableLine: lineFromBarcode(barcode) };
+  return ok({ barcode, digitableLine: lineFromBarcode(barcode) });
 }
 
 /** `00190.00009 01234.567004 00000.001172 9 13120000015090`; anything but 47 digits comes back as is. */
@@ -130,28 +118,27 @@ export function formatDigitableLine(line47: string): string {
 }
 
 /** Reads a linha digitável (dots and spaces allowed) and checks its three mod-10 DVs and the mod-11 DV. */
-export function parseDigitableLine(line: string): ParsedBoleto {
-  if (typeof line !== 'string') return { ok: false, reason: 'linha digitável must be a string' };
+export function parseDigitableLine(line: string): Result<DigitableLine> {
+  if (typeof line !== 'string') return badLine('linha digitável must be a string');
   const digits = line.replace(/[.\s]/g, '');
-  if (!/^\d{47}$/.test(digits)) return { ok: false, reason: 'linha digitável must have 47 digits' };
+  if (!/^\d{47}$/.test(digits)) return badLine('linha digitável must have 47 digits');
   const fields: [number, number][] = [[0, 9], [10, 20], [21, 31]];
   for (const [start, end] of fields) {
-    if (mod10(digits.slice(start, end)) !== Number(digits[end])) return { ok: false, reason: `wrong check digit at position ${end + 1}` };
+    if (mod10(digits.slice(start, end)) !== Number(digits[end])) return badLine(`wrong check digit at position ${end + 1}`);
   }
   const barcode = barcodeFromLine(digits);
-  if (mod11Boleto(barcode.slice(0, 4) + barcode.slice(5)) !== Number(barcode[4])) {
-    return { ok: false, reason: 'wrong general check digit' };
-  }
-  return {
-    ok: true,
+  if (mod11Boleto(barcode.slice(0, 4) + barcode.slice(5)) !== Number(barcode[4])) return badLine('wrong general check digit');
+  return ok({
     digitableLine: digits,
     barcode,
     bankCode: barcode.slice(0, 3),
     factor: Number(barcode.slice(5, 9)),
     amountCents: Number(barcode.slice(9, 19)),
     freeField: barcode.slice(19),
-  };
+  });
 }
+
+const badLine = (reason: string): Refused => refuse('VALIDATION_ERROR', reason);
 
 export function isValidDigitableLine(line: string): boolean {
   return parseDigitableLine(line).ok;

@@ -6,6 +6,7 @@
 import { createHmac } from 'node:crypto';
 import creditCardType from 'credit-card-type';
 import type { FieldError } from './errors.ts';
+import { invalid, ok, type Result } from './result.ts';
 
 export type CardBrand = 'VISA' | 'MASTERCARD' | 'ELO' | 'AMEX' | 'HIPERCARD' | 'DINERS';
 export type CardPaymentMethod = 'CREDIT_CARD' | 'DEBIT_CARD';
@@ -18,9 +19,8 @@ export interface CardInput {
   cvv: string;
 }
 
-export type CardValidation =
-  | { ok: true; brand: CardBrand; lastFour: string; bin: string }
-  | { ok: false; errors: FieldError[] };
+/** What may be kept of a valid card (PCI DSS 3.4.1). */
+export interface CardCheck { brand: CardBrand; lastFour: string; bin: string }
 
 /** Brands our acquirer takes for debit (BRAZIL.md). */
 export const DEBIT_BRANDS: readonly CardBrand[] = ['VISA', 'MASTERCARD', 'ELO'];
@@ -119,8 +119,8 @@ function checkHolder(name: unknown): FieldError[] {
 }
 
 /** Every problem with the card at once (CONTRACT §4), or its brand, last four and BIN. */
-export function validateCard(card: CardInput, method: CardPaymentMethod, now: Date): CardValidation {
-  if (typeof card !== 'object' || card === null) return { ok: false, errors: [{ field: 'card', message: 'must be an object' }] };
+export function validateCard(card: CardInput, method: CardPaymentMethod, now: Date): Result<CardCheck> {
+  if (typeof card !== 'object' || card === null) return invalid([{ field: 'card', message: 'must be an object' }]);
   const { brand, error } = checkNumber(card.number, method);
   const errors: FieldError[] = [
     ...(error ? [{ field: 'card.number', message: error }] : []),
@@ -128,8 +128,8 @@ export function validateCard(card: CardInput, method: CardPaymentMethod, now: Da
     ...checkExpiry(card.expirationMonth, card.expirationYear, now),
     ...checkCvv(card.cvv, brand),
   ];
-  if (errors.length > 0 || !brand) return { ok: false, errors };
-  return { ok: true, brand, lastFour: card.number.slice(-4), bin: card.number.slice(0, 6) };
+  if (errors.length > 0 || !brand) return invalid(errors);
+  return ok({ brand, lastFour: card.number.slice(-4), bin: card.number.slice(0, 6) });
 }
 
 /** Lower-case hex HMAC-SHA256 of the PAN: finds repeat cards without keeping the number. */

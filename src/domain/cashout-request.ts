@@ -2,58 +2,55 @@
  * CONTRACT §8's cashout checks, in their order, as values. The balance check (the last one) is
  * made by the database, atomically with the debit.
  */
+import { Type } from 'typebox';
+import { bodyChecker, isPlainObject } from './body-schema.ts';
 import { cashoutFees, type CashoutFees, type FeeSchedule } from './fees.ts';
-import type { FieldError, PublicErrorCode } from './errors.ts';
 import { parseReaisToCents } from './money.ts';
-import { normalizePixKey, PIX_KEY_TYPES, type PixKeyType } from './pix-keys.ts';
+import { normalizePixKey, PIX_KEY_MAX_LENGTH, PIX_KEY_TYPES, type PixKeyType } from './pix-keys.ts';
+import { ok, refuse, type Result } from './result.ts';
 
 export const cashout_min_cents = 10_000; // R$ 100,00
 export const cashout_max_cents = 10_000_000; // R$ 100.000,00
 const pix_key_min_length = 8;
-const pix_key_max_length = 77;
+const amount_rule = 'reais as a number, or a string such as "150.50": greater than zero, at most two decimals';
+
+/** The body of POST /api/public/cashout: the one schema that checks it (step 2) and documents it. */
+export const CashoutBody = Type.Object({
+  amount: Type.Union([Type.Number({ description: amount_rule }), Type.String({ pattern: '^\\d+(\\.\\d{1,2})?$', description: amount_rule })]),
+  pixKey: Type.String({
+    minLength: pix_key_min_length, maxLength: PIX_KEY_MAX_LENGTH,
+    description: `a string of ${pix_key_min_length} to ${PIX_KEY_MAX_LENGTH} characters`,
+  }),
+  pixKeyType: Type.Optional(Type.Union([Type.Enum(PIX_KEY_TYPES, { description: 'default CPF' }), Type.Null()])),
+});
+
+const checkCashoutBody = bodyChecker(CashoutBody, { depth: 1, maxItems: 0 });
 
 export interface CashoutRequest { amount: number; pixKey: string; pixKeyType: PixKeyType }
 
-export type Refusal = { code: PublicErrorCode; message: string; details?: FieldError[] };
-export type Checked<T> = { ok: true; value: T } | { ok: false; refusal: Refusal };
-
 /** Steps 2 and 3: the body's shape, then the key for its type. */
-export function parseCashoutRequest(body: unknown): Checked<CashoutRequest> {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    return refuse('VALIDATION_ERROR', 'Body must be a JSON object', [{ field: 'body', message: 'must be an object' }]);
-  }
-  const b = body as Record<string, unknown>;
-  const details: FieldError[] = [];
-  const amount = parseReaisToCents(b.amount);
-  if (!amount.ok) details.push({ field: 'amount', message: b.amount === undefined ? 'is required' : amount.reason });
-  const rawKey = b.pixKey;
-  if (typeof rawKey !== 'string') details.push({ field: 'pixKey', message: rawKey === undefined ? 'is required' : 'must be a string' });
-  else if ([...rawKey].length < pix_key_min_length || [...rawKey].length > pix_key_max_length) {
-    details.push({ field: 'pixKey', message: `must be ${pix_key_min_length} to ${pix_key_max_length} characters` });
-  }
-  const type = b.pixKeyType ?? 'CPF';
-  if (typeof type !== 'string' || !(PIX_KEY_TYPES as readonly string[]).includes(type)) {
-    details.push({ field: 'pixKeyType', message: `must be one of ${PIX_KEY_TYPES.join(', ')}` });
-  }
-  if (details.length > 0 || !amount.ok) return refuse('VALIDATION_ERROR', 'The request has invalid fields', details);
-  const key = normalizePixKey(type as PixKeyType, rawKey as string);
-  if (!key.ok) return refuse('INVALID_PIX_KEY', `pixKey is not a valid ${type} key: ${key.reason}`);
-  return { ok: true, value: { amount: amount.cents, pixKey: key.key, pixKeyType: type as PixKeyType } };
+export function parseCashoutRequest(body: unknown): Result<CashoutRequest> {
+  if (!isPlainObject(body)) return refuse('VALIDATION_ERROR', 'Body must be a JSON object', [{ field: 'body', message: 'must be an object' }]);
+  const { data, errors } = checkCashoutBody(body);
+  // The amount's value rules (exact cents, greater than zero) once its type is right; first, as it comes first.
+  const amount = errors.some((e) => e.field === 'amount') ? null : parseReaisToCents(data.amount);
+  if (amount && !amount.ok) errors.unshift({ field: 'amount', message: amount.refusal.message });
+  if (errors.length > 0 || !amount?.ok) return refuse('VALIDATION_ERROR', 'The request has invalid fields', errors);
+  const type = data.pixKeyType ?? 'CPF';
+  const key = normalizePixKey(type, data.pixKey);
+  if (!key.ok) return refuse('INVALID_PIX_KEY', `pixKey is not a valid ${type} key: ${key.refusal.message}`);
+  return ok({ amount: amount.value, pixKey: key.value, pixKeyType: type });
 }
 
 export interface SellerCashoutSettings { apiWithdrawalEnabled: boolean; transferAllowed: boolean; feeSchedule: FeeSchedule }
 
 /** Steps 4 to 7: the seller's permissions, then the limits; answers the fees when all pass. */
-export function checkCashoutPolicy(request: CashoutRequest, seller: SellerCashoutSettings): Checked<CashoutFees> {
+export function checkCashoutPolicy(request: CashoutRequest, seller: SellerCashoutSettings): Result<CashoutFees> {
   if (!seller.apiWithdrawalEnabled) return refuse('API_WITHDRAWAL_DISABLED_GLOBALLY', 'Cashout through the API is disabled for this account');
   if (!seller.transferAllowed) return refuse('TRANSFER_NOT_ALLOWED', 'Transfers are not allowed for this account');
   if (request.amount < cashout_min_cents) return refuse('MINIMUM_VALUE', 'The minimum cashout is 100.00');
   if (request.amount > cashout_max_cents) return refuse('MAXIMUM_VALUE', 'The maximum cashout is 100000.00');
   const fees = cashoutFees(request.amount, seller.feeSchedule.cashout);
   if (fees.net <= 0) return refuse('MINIMUM_VALUE', 'The cashout fees reach the amount');
-  return { ok: true, value: fees };
-}
-
-function refuse(code: PublicErrorCode, message: string, details?: FieldError[]): { ok: false; refusal: Refusal } {
-  return { ok: false, refusal: details ? { code, message, details } : { code, message } };
+  return ok(fees);
 }

@@ -4,9 +4,7 @@
  * Rules and vectors: docs BRAZIL.md (CPF 52998224725, CNPJ 11222333000181 and 12ABC34501DE35).
  */
 
-export type DocumentKind = 'CPF' | 'CNPJ';
-
-export type ParsedDocument = { ok: true; kind: DocumentKind; value: string } | { ok: false };
+import { ok, refuse, type Result } from './result.ts';
 
 const CPF_SHAPE = /^\d{11}$/;
 // Receita Federal's alphanumeric CNPJ: 12 characters [0-9A-Z], then two numeric check digits.
@@ -64,11 +62,12 @@ export function isValidCnpj(chars: string): boolean {
   return cnpjCheckDigits(chars.slice(0, 12)) === chars.slice(12);
 }
 
-/** A CPF or CNPJ with optional punctuation; the value comes back normalised. */
-export function parseDocument(raw: string): ParsedDocument {
-  if (typeof raw !== 'string') return { ok: false }; // callers may hand us unchecked JSON
+/** A CPF (11 digits) or CNPJ (14 characters) with optional punctuation; the value comes back normalised. */
+export function parseDocument(raw: string): Result<string> {
+  if (typeof raw !== 'string') return notADocument(); // callers may hand us unchecked JSON
   const value = normalizeDocument(raw);
-  if (value.length === 11 && isValidCpf(value)) return { ok: true, kind: 'CPF', value };
-  if (value.length === 14 && isValidCnpj(value)) return { ok: true, kind: 'CNPJ', value };
-  return { ok: false };
+  if (value.length === 11 ? isValidCpf(value) : isValidCnpj(value)) return ok(value);
+  return notADocument();
 }
+
+const notADocument = () => refuse('VALIDATION_ERROR', 'must be a valid CPF or CNPJ');

@@ -3,7 +3,9 @@
  * the spec's unit table, and round the one way the contract allows: half-even to the cent.
  */
 
-export type ParsedCents = { ok: true; cents: number } | { ok: false; reason: string };
+import { ok, refuse, type Refused, type Result } from './result.ts';
+
+const badAmount = (reason: string): Refused => refuse('VALIDATION_ERROR', reason);
 
 /** Throws for bugs only: callers hand us cents they already validated. */
 function assertSafeInteger(value: number, what: string): void {
@@ -59,9 +61,9 @@ const NUMBER_TEXT = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/;
  * Decimal text → exact cents. Works on the digits, never on a float, so '0.29' is 29 and not 28.
  * The text is either a validated reais string or String(n), the shortest round-trip form of n.
  */
-function decimalTextToCents(text: string): ParsedCents {
+function decimalTextToCents(text: string): Result<number> {
   const match = NUMBER_TEXT.exec(text);
-  if (!match) return { ok: false, reason: 'must be a number in reais' };
+  if (!match) return badAmount('must be a number in reais');
   const [, whole = '', fraction = '', exponent = '0'] = match;
   // value = digits × 10^scale, so cents = digits × 10^(scale + 2)
   const digits = BigInt(whole + fraction);
@@ -71,29 +73,29 @@ function decimalTextToCents(text: string): ParsedCents {
     cents = digits * 10n ** BigInt(centsScale);
   } else {
     const divisor = 10n ** BigInt(-centsScale);
-    if (digits % divisor !== 0n) return { ok: false, reason: 'must have at most two decimal places' };
+    if (digits % divisor !== 0n) return badAmount('must have at most two decimal places');
     cents = digits / divisor;
   }
-  if (cents <= 0n) return { ok: false, reason: 'must be greater than zero' };
-  if (cents > BigInt(Number.MAX_SAFE_INTEGER)) return { ok: false, reason: 'is too large' };
-  return { ok: true, cents: Number(cents) };
+  if (cents <= 0n) return badAmount('must be greater than zero');
+  if (cents > BigInt(Number.MAX_SAFE_INTEGER)) return badAmount('is too large');
+  return ok(Number(cents));
 }
 
 /**
  * The cashout `amount` (CONTRACT §8 step 2): a JSON number, or a string matching
  * ^\d+(\.\d{1,2})?$; greater than zero; at most two decimals; exact cents.
  */
-export function parseReaisToCents(input: unknown): ParsedCents {
+export function parseReaisToCents(input: unknown): Result<number> {
   if (typeof input === 'string') {
-    if (!REAIS_STRING.test(input)) return { ok: false, reason: 'must be a decimal number with at most two decimal places' };
+    if (!REAIS_STRING.test(input)) return badAmount('must be a decimal number with at most two decimal places');
     return decimalTextToCents(input);
   }
   if (typeof input === 'number') {
-    if (!Number.isFinite(input)) return { ok: false, reason: 'must be a finite number' };
-    if (input <= 0) return { ok: false, reason: 'must be greater than zero' };
+    if (!Number.isFinite(input)) return badAmount('must be a finite number');
+    if (input <= 0) return badAmount('must be greater than zero');
     // String(n) is the shortest text that reads back as n: what the client most likely wrote.
     // A float like 0.1 + 0.2 prints as 0.30000000000000004 and is refused for its decimals.
     return decimalTextToCents(String(input));
   }
-  return { ok: false, reason: 'must be a number or a decimal string' };
+  return badAmount('must be a number or a decimal string');
 }

@@ -2,11 +2,11 @@
  * PIX BR Code ("copia e cola") per the BCB profile of EMV MPM (BRAZIL.md, "PIX BR Code").
  * Pure functions: no I/O besides crypto randomness for txids.
  */
+import { PIX_KEY_MAX_LENGTH } from './pix-keys.ts';
 import { randomBytes } from './random.ts';
 
 const GUI = 'br.gov.bcb.pix';
 const MAX_TLV_VALUE = 99;
-const MAX_KEY = 77;
 const MAX_AMOUNT_CHARS = 13;
 const MAX_NAME = 25;
 const MAX_CITY = 15;
@@ -78,7 +78,7 @@ export function buildBrCode(input: BrCodeInput): string {
 }
 
 function merchantAccount(key: string, description: string | undefined): string {
-  if (key.length === 0 || key.length > MAX_KEY) throw new Error(`BR Code: key length ${key.length} outside 1..${MAX_KEY}`);
+  if (key.length === 0 || key.length > PIX_KEY_MAX_LENGTH) throw new Error(`BR Code: key length ${key.length} outside 1..${PIX_KEY_MAX_LENGTH}`);
   const head = tlv('00', GUI) + tlv('01', key);
   // The description is optional decoration: cut it to the room left in the 99-char template
   // rather than fail a sale over it.

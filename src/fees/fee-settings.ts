@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { maybeOne, one } from '../db/sql.ts';
 import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/db.ts';
 import { validationError } from '../domain/errors.ts';
@@ -15,7 +16,7 @@ const Settings = Type.Object({ feeSchedule: FeeScheduleSchema });
 
 export async function platformSchedule(q: Queryable): Promise<FeeSchedule> {
   const r = await q.query<{ fee_schedule: FeeSchedule }>('SELECT fee_schedule FROM platform_settings');
-  return r.rows[0]?.fee_schedule ?? DEFAULT_FEE_SCHEDULE;
+  return maybeOne(r)?.fee_schedule ?? DEFAULT_FEE_SCHEDULE;
 }
 
 /** A deep-partial patch over a base schedule; 400 naming every bad field (prefixed by `prefix`). */
@@ -41,7 +42,7 @@ export async function feeSettingsRoutes(app: Router, ctx: AppContext): Promise<v
     const schedule = await ctx.db.tx(async (q) => {
       // Locks the settings row (or its absence, through the insert) so two patches do not lose one another.
       await q.query('INSERT INTO platform_settings (fee_schedule) VALUES ($1::jsonb) ON CONFLICT (id) DO NOTHING', [JSON.stringify(DEFAULT_FEE_SCHEDULE)]);
-      const current = (await q.query<{ fee_schedule: FeeSchedule }>('SELECT fee_schedule FROM platform_settings FOR UPDATE')).rows[0]!.fee_schedule;
+      const current = one(await q.query<{ fee_schedule: FeeSchedule }>('SELECT fee_schedule FROM platform_settings FOR UPDATE')).fee_schedule;
       const next = mergedSchedule(current, request.body.feeSchedule, 'feeSchedule');
       await q.query('UPDATE platform_settings SET fee_schedule = $1::jsonb, updated_at = now()', [JSON.stringify(next)]);
       return next;

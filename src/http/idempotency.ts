@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { maybeOne, one } from '../db/sql.ts';
 import type { FastifyReply } from 'fastify';
 import type { Db, Queryable } from '../db/db.ts';
 import { canonicalJson, TooDeepError } from '../domain/canonical-json.ts';
@@ -46,10 +47,10 @@ export async function idempotent(req: IdempotentRequest, run: (q: Queryable) => 
   let replay: StoredResponse | null = null;
   const outcome = await req.db.tx(async (q): Promise<Outcome | null> => {
     const held = await q.query<{ held: boolean }>('SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS held', [ids.join('\n')]);
-    if (!held.rows[0]!.held) throw new ApiError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed');
-    const stored = (await q.query<{ request_hash: string; response_status: number; response_body: string }>(
+    if (!one(held).held) throw new ApiError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed');
+    const stored = maybeOne(await q.query<{ request_hash: string; response_status: number; response_body: string }>(
       'SELECT request_hash, response_status, response_body FROM idempotency_keys WHERE seller_id = $1 AND endpoint = $2 AND key = $3 AND expires_at > $4',
-      [...ids, req.now])).rows[0];
+      [...ids, req.now]));
     if (stored) {
       if (stored.request_hash !== fingerprint && stored.request_hash !== legacy_fingerprint) {
         throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request body');

@@ -1,4 +1,5 @@
 import type { Db, Queryable } from '../db/db.ts';
+import { one } from '../db/sql.ts';
 
 export interface Mismatch { check: string; [detail: string]: unknown }
 export interface VerifyReport { ok: boolean; sellersChecked: number; mismatches: Mismatch[] }
@@ -19,7 +20,7 @@ export async function verifyLedger(db: Db, extraChecks: LedgerCheck[] = []): Pro
     for (const check of [...core_checks, ...extraChecks]) {
       mismatches.push(...(await check(q)).slice(0, max_mismatches_per_check));
     }
-    return { ok: mismatches.length === 0, sellersChecked: sellers.rows[0]!.n, mismatches };
+    return { ok: mismatches.length === 0, sellersChecked: one(sellers).n, mismatches };
   }, { timeoutMs: verify_timeout_ms });
 }
 

@@ -89,6 +89,98 @@ export function signPayload(payload: string, secret: string): string {
   return createHmac('sha256', secret).update(payload, 'utf8').digest('hex');
 }
 
+/** Dispatchers for the attempts: one refusing private addresses at connect time, one allowing them. */
+class Agents {
+  private readonly agents = new Map<boolean, Agent>();
+
+  for(allowPrivate: boolean): Agent {
+    let agent = this.agents.get(allowPrivate);
+    if (!agent) {
+      agent = new Agent({ connections: 64, connect: allowPrivate ? {} : { lookup: publicOnlyLookup as never } });
+      this.agents.set(allowPrivate, agent);
+    }
+    return agent;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.agents.values()].map((a) => a.close()));
+  }
+}
+
+/** One POST of one notification, bounded by `timeoutMs`; never throws. */
+async function attempt(ctx: AppContext, n: Claimed, agents: Agents, timeoutMs: number): Promise<AttemptResult> {
+  const url = new URL(n.url);
+  if (!ctx.config.webhookAllowPrivate && literalPrivateTarget(url)) return { ok: false, status: null, error: 'target is a loopback or private address' };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'user-agent': 'payment-gateway-notifier/1',
+    'x-event-id': n.event_id,
+    'x-delivery-attempt': String(n.attempts),
+    'x-previous-status': n.previous_status,
+    'x-status-changed-at': n.status_changed_at.toISOString(),
+  };
+  if (n.kind === 'TRANSACTION_POSTBACK') headers['x-signature'] = signPayload(n.payload, ctx.config.postbackSecret);
+  try {
+    // undici's request never follows redirects: a 3xx is a failed attempt, as CONTRACT §9 wants.
+    const res = await request(url, {
+      method: 'POST', headers, body: n.payload, dispatcher: agents.for(ctx.config.webhookAllowPrivate),
+      headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal: AbortSignal.timeout(timeoutMs),
+    });
+    await res.body.dump();
+    return isSuccess(res.statusCode) ? { ok: true, status: res.statusCode } : { ok: false, status: res.statusCode, error: `HTTP ${res.statusCode}` };
+  } catch (err) {
+    return { ok: false, status: null, error: String((err as Error).message ?? err).slice(0, error_text_max) };
+  }
+}
+
+/** What an attempt's result makes of the notification: delivered, retried later, or failed for good. */
+function outcomeOf(n: Claimed, result: AttemptResult, now: Date, options: DeliveryOptions): Omit<Outcome, 'lease' | 'done'> {
+  const step = nextStep(result, n.attempts, now, options.retryDelaysMs ?? default_retry_delays_ms, options.random);
+  // A manual resend is one more attempt: if it fails, the notification returns to where it was.
+  const prior = n.resend_prior_status !== null && n.resend_prior_status !== 'PENDING' ? n.resend_prior_status : null;
+  const status = step.kind === 'delivered' ? 'DELIVERED' : prior ?? (step.kind === 'retry' ? 'PENDING' : 'FAILED');
+  const next = step.kind === 'retry' && status === 'PENDING' ? step.at : null;
+  return { id: n.id, status, code: result.status, error: result.ok ? null : result.error, next };
+}
+
+/**
+ * Records outcomes as their attempts end. One flush at a time takes every outcome queued so far:
+ * one statement per batch under load, at once when quiet. `flushing` is cleared in the same turn
+ * as the emptiness check, so no outcome is left behind.
+ */
+class OutcomeRecorder {
+  private readonly queue: Outcome[] = [];
+  private flushing: Promise<void> | null = null;
+  private reclaim: NodeJS.Timeout | null = null;
+
+  record(ctx: AppContext, outcome: Outcome, wake: () => void): void {
+    this.queue.push(outcome);
+    if (!this.flushing) this.flushing = this.flush(ctx, wake);
+  }
+
+  close(): void {
+    if (this.reclaim) clearTimeout(this.reclaim);
+  }
+
+  private async flush(ctx: AppContext, wake: () => void): Promise<void> {
+    // Lets the responses that already arrived be read first: they join this batch.
+    await new Promise((resolve) => setImmediate(resolve));
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, this.queue.length);
+      try {
+        await ctx.db.query(record_sql, [batch.map((o) => o.id), batch.map((o) => o.status), batch.map((o) => o.code),
+          batch.map((o) => o.error), batch.map((o) => o.next), ctx.clock.now(), batch.map((o) => o.lease)]);
+      } catch {
+        // Unrecorded (the database is away): the rows stay leased and are attempted again when the lease ends.
+      }
+      for (const o of batch) o.done();
+      // Capacity freed, a target's limit loosened, or its waiting notifications released.
+      this.reclaim ??= setTimeout(() => { this.reclaim = null; wake(); }, reclaim_delay_ms);
+    }
+    this.flushing = null;
+  }
+}
+
 /**
  * The delivery worker. Each attempt is independent: run() claims what is due (within the limits
  * above), starts the attempts and returns; each outcome is recorded when its attempt ends, batched
@@ -96,79 +188,10 @@ export function signPayload(payload: string, secret: string): string {
  */
 export function createDeliveryJob(options: DeliveryOptions = {}): DeliveryJob {
   const timeoutMs = options.timeoutMs ?? delivery_timeout_ms;
-  const leaseMs = timeoutMs + lease_margin_ms;
   const perTargetMax = options.perTargetMax ?? per_target_in_flight_max;
-  const agents = new Map<boolean, Agent>();
+  const agents = new Agents();
+  const recorder = new OutcomeRecorder();
   const inFlight = new Set<Promise<void>>();
-  const outcomes: Outcome[] = [];
-  let flushing: Promise<void> | null = null;
-  let reclaim: NodeJS.Timeout | null = null;
-
-  const agentFor = (allowPrivate: boolean) => {
-    let agent = agents.get(allowPrivate);
-    if (!agent) {
-      agent = new Agent({ connections: 64, connect: allowPrivate ? {} : { lookup: publicOnlyLookup as never } });
-      agents.set(allowPrivate, agent);
-    }
-    return agent;
-  };
-
-  async function attempt(ctx: AppContext, n: Claimed): Promise<AttemptResult> {
-    const url = new URL(n.url);
-    if (!ctx.config.webhookAllowPrivate && literalPrivateTarget(url)) return { ok: false, status: null, error: 'target is a loopback or private address' };
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      'user-agent': 'payment-gateway-notifier/1',
-      'x-event-id': n.event_id,
-      'x-delivery-attempt': String(n.attempts),
-      'x-previous-status': n.previous_status,
-      'x-status-changed-at': n.status_changed_at.toISOString(),
-    };
-    if (n.kind === 'TRANSACTION_POSTBACK') headers['x-signature'] = signPayload(n.payload, ctx.config.postbackSecret);
-    try {
-      // undici's request never follows redirects: a 3xx is a failed attempt, as CONTRACT §9 wants.
-      const res = await request(url, {
-        method: 'POST', headers, body: n.payload, dispatcher: agentFor(ctx.config.webhookAllowPrivate),
-        headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal: AbortSignal.timeout(timeoutMs),
-      });
-      await res.body.dump();
-      return isSuccess(res.statusCode) ? { ok: true, status: res.statusCode } : { ok: false, status: res.statusCode, error: `HTTP ${res.statusCode}` };
-    } catch (err) {
-      return { ok: false, status: null, error: String((err as Error).message ?? err).slice(0, error_text_max) };
-    }
-  }
-
-  function outcomeOf(ctx: AppContext, n: Claimed, result: AttemptResult, lease: Date, done: () => void): Outcome {
-    const step = nextStep(result, n.attempts, ctx.clock.now(), options.retryDelaysMs ?? default_retry_delays_ms, options.random);
-    // A manual resend is one more attempt: if it fails, the notification returns to where it was.
-    const resendOfFinished = n.resend_prior_status !== null && n.resend_prior_status !== 'PENDING';
-    const status = step.kind === 'delivered' ? 'DELIVERED' : step.kind === 'retry' && !resendOfFinished ? 'PENDING' : (resendOfFinished ? n.resend_prior_status! : 'FAILED');
-    const next = step.kind === 'retry' && status === 'PENDING' ? step.at : null;
-    return { id: n.id, status, code: result.status, error: result.ok ? null : result.error, next, lease, done };
-  }
-
-  // One flush at a time takes every outcome queued so far: one statement per batch under load,
-  // at once when quiet. `flushing` is cleared in the same turn as the emptiness check.
-  function flush(ctx: AppContext, wake: () => void): void {
-    if (flushing) return;
-    flushing = (async () => {
-      // Lets the responses that already arrived be read first: they join this batch.
-      await new Promise((resolve) => setImmediate(resolve));
-      while (outcomes.length > 0) {
-        const batch = outcomes.splice(0, outcomes.length);
-        try {
-          await ctx.db.query(record_sql, [batch.map((o) => o.id), batch.map((o) => o.status), batch.map((o) => o.code),
-            batch.map((o) => o.error), batch.map((o) => o.next), ctx.clock.now(), batch.map((o) => o.lease)]);
-        } catch {
-          // Unrecorded (the database is away): the rows stay leased and are attempted again when the lease ends.
-        }
-        for (const o of batch) o.done();
-        // Capacity freed, a target's limit loosened, or its waiting notifications released.
-        reclaim ??= setTimeout(() => { reclaim = null; wake(); }, reclaim_delay_ms);
-      }
-      flushing = null;
-    })();
-  }
 
   async function settled(): Promise<void> {
     while (inFlight.size > 0) await Promise.all([...inFlight]);
@@ -182,11 +205,11 @@ export function createDeliveryJob(options: DeliveryOptions = {}): DeliveryJob {
       const room = Math.min(claim_batch_max, in_flight_max - inFlight.size);
       if (room <= 0) return 0;
       const now = ctx.clock.now();
-      const lease = new Date(now.getTime() + leaseMs);
+      const lease = new Date(now.getTime() + timeoutMs + lease_margin_ms);
       const claimed = (await ctx.db.query<Claimed>(claim_sql, [now, room, lease, perTargetMax])).rows;
       for (const n of claimed) {
-        const running: Promise<void> = attempt(ctx, n)
-          .then((result) => new Promise<void>((done) => { outcomes.push(outcomeOf(ctx, n, result, lease, done)); flush(ctx, wake); }))
+        const running: Promise<void> = attempt(ctx, n, agents, timeoutMs)
+          .then((result) => new Promise<void>((done) => recorder.record(ctx, { ...outcomeOf(n, result, ctx.clock.now(), options), lease, done }, wake)))
           .finally(() => inFlight.delete(running));
         inFlight.add(running);
       }
@@ -195,8 +218,8 @@ export function createDeliveryJob(options: DeliveryOptions = {}): DeliveryJob {
     settled,
     async close() {
       await settled();
-      if (reclaim) clearTimeout(reclaim);
-      await Promise.all([...agents.values()].map((a) => a.close()));
+      recorder.close();
+      await agents.close();
     },
   };
 }

@@ -1,10 +1,12 @@
 import { Type } from 'typebox';
+import { maybeOne, one } from '../db/sql.ts';
 import type { AppContext } from '../context.ts';
 import { ApiError, validationError } from '../domain/errors.ts';
 import { parsePathId } from '../http/ids.ts';
 import { errorResponses, iso, PathId, sellerSecurity, StringEnum, type Router } from '../http/router.ts';
 import { PageQuery, pageAnswer, pageOf, pageRequest } from '../http/paging.ts';
-import { notificationUrlProblem, url_max_length } from './target-url.ts';
+import { url_max_length } from '../domain/limits.ts';
+import { notificationUrlProblem } from './target-url.ts';
 import { NOTIFICATIONS_CHANNEL } from './outbox.ts';
 
 const webhooks_per_seller_max = 20;
@@ -59,10 +61,10 @@ export async function notificationRoutes(app: Router, ctx: AppContext): Promise<
     if (problem) throw validationError([{ field: 'url', message: problem }]);
     const row = await ctx.db.tx(async (q) => {
       await q.query('SELECT 1 FROM sellers WHERE id = $1 FOR UPDATE', [request.sellerId]);
-      const count = (await q.query<{ n: number }>('SELECT count(*)::int AS n FROM webhooks WHERE seller_id = $1 AND deleted_at IS NULL', [request.sellerId])).rows[0]!.n;
+      const count = one(await q.query<{ n: number }>('SELECT count(*)::int AS n FROM webhooks WHERE seller_id = $1 AND deleted_at IS NULL', [request.sellerId])).n;
       if (count >= webhooks_per_seller_max) throw validationError([{ field: 'url', message: `at most ${webhooks_per_seller_max} webhooks per account` }]);
-      return (await q.query<{ id: number; created_at: Date }>('INSERT INTO webhooks (seller_id, url, types) VALUES ($1, $2, $3) RETURNING id, created_at',
-        [request.sellerId, request.body.url, request.body.types])).rows[0]!;
+      return one(await q.query<{ id: number; created_at: Date }>('INSERT INTO webhooks (seller_id, url, types) VALUES ($1, $2, $3) RETURNING id, created_at',
+        [request.sellerId, request.body.url, request.body.types]));
     });
     return reply.status(201).send({ id: row.id, url: request.body.url, types: request.body.types, createdAt: row.created_at.toISOString() });
   });
@@ -71,7 +73,7 @@ export async function notificationRoutes(app: Router, ctx: AppContext): Promise<
     schema: { ...common, summary: 'Remove a permanent webhook', params: PathId, response: { 204: Type.Null(), ...errorResponses } },
   }, async (request, reply) => {
     const id = parsePathId(request.params.id);
-    const row = (await ctx.db.query<{ seller_id: number }>('SELECT seller_id FROM webhooks WHERE id = $1 AND deleted_at IS NULL', [id])).rows[0];
+    const row = maybeOne(await ctx.db.query<{ seller_id: number }>('SELECT seller_id FROM webhooks WHERE id = $1 AND deleted_at IS NULL', [id]));
     if (!row) throw new ApiError('NOT_FOUND', 'Webhook not found');
     if (row.seller_id !== request.sellerId) throw new ApiError('FORBIDDEN', 'This webhook belongs to another account');
     await ctx.db.query('UPDATE webhooks SET deleted_at = now() WHERE id = $1', [id]);
@@ -97,12 +99,12 @@ export async function notificationRoutes(app: Router, ctx: AppContext): Promise<
   }, async (request, reply) => {
     const id = parsePathId(request.params.id);
     const row = await ctx.db.tx(async (q) => {
-      const found = (await q.query<NotificationRow & { seller_id: number }>('SELECT * FROM notifications WHERE id = $1 FOR UPDATE', [id])).rows[0];
+      const found = maybeOne(await q.query<NotificationRow & { seller_id: number }>('SELECT * FROM notifications WHERE id = $1 FOR UPDATE', [id]));
       if (!found) throw new ApiError('NOT_FOUND', 'Notification not found');
       if (found.seller_id !== request.sellerId) throw new ApiError('FORBIDDEN', 'This notification belongs to another account');
-      const updated = (await q.query<NotificationRow>(`
+      const updated = one(await q.query<NotificationRow>(`
         UPDATE notifications SET resend_prior_status = status, status = 'PENDING', next_attempt_at = $2, locked_until = NULL
-        WHERE id = $1 RETURNING *`, [id, ctx.clock.now()])).rows[0]!;
+        WHERE id = $1 RETURNING *`, [id, ctx.clock.now()]));
       await q.query('SELECT pg_notify($1, $2)', [NOTIFICATIONS_CHANNEL, '']);
       return updated;
     });

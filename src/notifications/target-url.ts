@@ -1,6 +1,5 @@
+import { url_max_length } from '../domain/limits.ts';
 import { privateTargetReason } from './address-guard.ts';
-
-export const url_max_length = 2048;
 
 /** http(s), no credentials, and (unless allowed) not a loopback or private target. */
 export async function notificationUrlProblem(raw: string, allowPrivate: boolean): Promise<string | null> {

@@ -37,8 +37,8 @@ export function sandboxProviders(config: Pick<Config, 'pixReceiverKey' | 'pixMer
       issue({ saleId, amountCents, dueDate }) {
         const built = buildBoleto({ bankCode: config.boletoBankCode, amountCents, dueDate, freeField: freeFieldForSale(saleId) });
         // Inputs were validated before (amount bound, real date): a failure here is a bug.
-        if (!built.ok) throw new Error(`boleto: ${built.reason}`);
-        return { externalId: externalId('bol'), barcode: built.barcode, digitableLine: built.digitableLine };
+        if (!built.ok) throw new Error(`boleto: ${built.refusal.message}`);
+        return { externalId: externalId('bol'), ...built.value };
       },
     },
     card: {

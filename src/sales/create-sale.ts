@@ -1,8 +1,9 @@
 import type { Queryable } from '../db/db.ts';
+import { one } from '../db/sql.ts';
 import { cardFingerprint } from '../domain/card.ts';
 import { DEFAULT_FEE_SCHEDULE } from '../domain/fees.ts';
 import type { SaleRequest } from '../domain/sale-request.ts';
-import { qrPngDataUri } from '../domain/pix-qr.ts';
+import { qrPngDataUri } from '../qr/pix-qr.ts';
 import type { Providers } from '../providers/ports.ts';
 
 export interface SaleDeps { providers: Providers; cardFingerprintKey: string }
@@ -64,7 +65,7 @@ export async function createSale(q: Queryable, deps: SaleDeps, sellerId: number,
     sale.items.map((i) => i.title), sale.items.map((i) => i.unitPrice), sale.items.map((i) => i.quantity), sale.items.map((i) => i.tangible),
   ]);
   return {
-    id: r.rows[0]!.id, sale, createdAt: now, installments: m.installments,
+    id: one(r).id, sale, createdAt: now, installments: m.installments,
     pix: m.pix && { code: m.pix.code, expiresAt: m.pix.expiresAt, qrCodeBase64: qrPngDataUri(m.pix.code) },
     boleto: m.boleto,
   };
@@ -81,7 +82,7 @@ async function methodFields(q: Queryable, deps: SaleDeps, sale: SaleRequest, now
     }
     case 'BOLETO': {
       // The boleto's free field carries the sale id, so the id is drawn before the insert.
-      const id = (await q.query<{ id: number }>("SELECT nextval('transactions_id_seq') AS id")).rows[0]!.id;
+      const id = one(await q.query<{ id: number }>("SELECT nextval('transactions_id_seq') AS id")).id;
       const dueDate = sale.boleto!.dueDate;
       const issued = deps.providers.boleto.issue({ saleId: id, amountCents: sale.amount, dueDate });
       return { ...none, id, boleto: { code: issued.digitableLine, barcode: issued.barcode, dueDate }, externalId: issued.externalId };

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/db.ts';
+import { one, maybeOne } from '../db/sql.ts';
 import { generateKeyPair } from './keys.ts';
 
 export interface SellerRow {
@@ -19,7 +20,7 @@ export async function insertSeller(q: Queryable, input: { name: string; email: s
   const r = await q.query<SellerRow>(
     'INSERT INTO sellers (name, email, document) VALUES ($1, $2, $3) RETURNING *',
     [input.name, input.email, input.document]);
-  const seller = r.rows[0]!;
+  const seller = one(r);
   // The spec's "balance record created automatically with all values zero", created up front.
   await q.query('INSERT INTO balances (seller_id) VALUES ($1)', [seller.id]);
   return seller;
@@ -27,7 +28,7 @@ export async function insertSeller(q: Queryable, input: { name: string; email: s
 
 export async function findSeller(q: Queryable, id: number, forUpdate = false): Promise<SellerRow | null> {
   const r = await q.query<SellerRow>(`SELECT * FROM sellers WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
-  return r.rows[0] ?? null;
+  return maybeOne(r);
 }
 
 export async function updateSeller(q: Queryable, id: number, patch: Partial<Pick<SellerRow,
@@ -37,7 +38,7 @@ export async function updateSeller(q: Queryable, id: number, patch: Partial<Pick
   const sets = columns.map((c, i) => `${c} = $${i + 2}`).join(', ');
   const values = columns.map((c) => (c === 'fee_schedule' && patch[c] !== null ? JSON.stringify(patch[c]) : patch[c]));
   const r = await q.query<SellerRow>(`UPDATE sellers SET ${sets}, updated_at = now() WHERE id = $1 RETURNING *`, [id, ...values]);
-  return r.rows[0] ?? null;
+  return maybeOne(r);
 }
 
 export async function issueKey(q: Queryable, sellerId: number): Promise<IssuedKey> {
@@ -45,7 +46,7 @@ export async function issueKey(q: Queryable, sellerId: number): Promise<IssuedKe
   const r = await q.query<{ created_at: Date }>(
     'INSERT INTO api_keys (public_key, seller_id, private_key_digest) VALUES ($1, $2, $3) RETURNING created_at',
     [pair.publicKey, sellerId, pair.privateKeyDigest]);
-  return { publicKey: pair.publicKey, privateKey: pair.privateKey, createdAt: r.rows[0]!.created_at };
+  return { publicKey: pair.publicKey, privateKey: pair.privateKey, createdAt: one(r).created_at };
 }
 
 export interface KeySummary { publicKey: string; createdAt: Date; revokedAt: Date | null }
@@ -73,6 +74,6 @@ export interface ActiveKey { sellerId: number; digest: Uint8Array }
 export async function findActiveKey(q: Queryable, publicKey: string): Promise<ActiveKey | null> {
   const r = await q.query<{ seller_id: number; private_key_digest: Uint8Array }>(
     'SELECT seller_id, private_key_digest FROM api_keys WHERE public_key = $1 AND revoked_at IS NULL', [publicKey]);
-  const row = r.rows[0];
+  const row = maybeOne(r);
   return row ? { sellerId: row.seller_id, digest: row.private_key_digest } : null;
 }

@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.ts';
-import { saoPauloDate } from '../domain/sale-request.ts';
+import { saoPauloDate } from '../domain/calendar.ts';
 import type { TransactionEvent } from '../domain/transaction-states.ts';
 import type { CardOutcome } from '../providers/ports.ts';
 import type { Job } from '../workers/job.ts';

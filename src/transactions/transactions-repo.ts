@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/db.ts';
+import { maybeOne } from '../db/sql.ts';
 import type { PaymentMethod, TransactionEvent, TransactionStatus } from '../domain/transaction-states.ts';
 import type { FeeSchedule } from '../domain/fees.ts';
 import type { ShippingInput } from '../domain/sale-request.ts';
@@ -44,7 +45,7 @@ const columns = `t.*, t.boleto_due_date::text AS boleto_due_date`;
 
 export async function findTransaction(q: Queryable, id: number): Promise<TransactionRow | null> {
   const r = await q.query<TransactionRow>(`SELECT ${columns} FROM transactions t WHERE t.id = $1`, [id]);
-  return r.rows[0] ?? null;
+  return maybeOne(r);
 }
 
 export async function itemsOf(q: Queryable, ids: number[]): Promise<Map<number, ItemRow[]>> {

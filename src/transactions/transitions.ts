@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/db.ts';
 import { CONFLICT, retryOnConflict } from '../db/optimistic.ts';
-import { one, run, sql } from '../db/sql.ts';
+import { maybeOne, one, run, sql } from '../db/sql.ts';
 import type { Posting } from '../domain/ledger.ts';
 import { transactionTargets, type OutboxTarget, type WebhookTarget } from '../domain/notification-payloads.ts';
 import { reserveRelease, salePostings } from '../domain/transaction-postings.ts';
@@ -95,7 +95,7 @@ export function planMove(input: MoveInput, to: TransactionStatus, event: Transac
 
 async function readForMove(q: Queryable, id: number): Promise<MoveInput | null> {
   const r = await q.query<TransactionRow & { row_version: string; items_json: ItemRow[]; webhooks_json: WebhookTarget[] }>(read_sql, [id]);
-  const found = r.rows[0];
+  const found = maybeOne(r);
   if (!found) return null;
   const { row_version, items_json, webhooks_json, ...row } = found;
   return { row, version: row_version, items: items_json, webhooks: webhooks_json };

@@ -10,37 +10,10 @@
  * events, §8 fees) are modelled at the end of the class.
  */
 
-export type Method = 'PIX' | 'CREDIT_CARD' | 'DEBIT_CARD' | 'BOLETO';
-export const METHODS: readonly Method[] = ['PIX', 'CREDIT_CARD', 'DEBIT_CARD', 'BOLETO'];
+import { allows, EVENT_TABLE, EVENTS, METHODS, saleOf, type Method, type Status, type TxEvent } from './fixtures.ts';
 
-export type Status = 'PENDENTE' | 'EM_PROCESSAMENTO' | 'PAGO' | 'CANCELADO' | 'RECUSADO' | 'ESTORNADO' | 'FALHA' | 'CHARGEBACK' | 'MED';
-
-export type TxEvent =
-  | 'PAYMENT_CONFIRMED' | 'SENT_TO_PROCESSOR' | 'APPROVED' | 'DECLINED' | 'PROCESSING_ERROR' | 'RETRY_PROCESSED'
-  | 'CANCELLED' | 'EXPIRED' | 'REFUNDED' | 'CHARGEBACK_OPENED' | 'CHARGEBACK_REVERTED' | 'CHARGEBACK_CONFIRMED'
-  | 'MED_OPENED' | 'MED_WON' | 'MED_LOST';
-
-const CARDS: readonly Method[] = ['CREDIT_CARD', 'DEBIT_CARD'];
-
-/** CONTRACT §6's event table, transcribed by hand. */
-export const EVENT_TABLE: Readonly<Record<TxEvent, { from: readonly Status[]; to: Status; methods?: readonly Method[] }>> = {
-  PAYMENT_CONFIRMED: { from: ['PENDENTE'], to: 'PAGO' },
-  SENT_TO_PROCESSOR: { from: ['PENDENTE'], to: 'EM_PROCESSAMENTO', methods: CARDS },
-  APPROVED: { from: ['EM_PROCESSAMENTO'], to: 'PAGO' },
-  DECLINED: { from: ['EM_PROCESSAMENTO'], to: 'RECUSADO' },
-  PROCESSING_ERROR: { from: ['PENDENTE', 'EM_PROCESSAMENTO'], to: 'FALHA' },
-  RETRY_PROCESSED: { from: ['FALHA'], to: 'PAGO' },
-  CANCELLED: { from: ['PENDENTE', 'FALHA'], to: 'CANCELADO' },
-  EXPIRED: { from: ['PENDENTE'], to: 'CANCELADO', methods: ['PIX', 'BOLETO'] },
-  REFUNDED: { from: ['PAGO'], to: 'ESTORNADO' },
-  CHARGEBACK_OPENED: { from: ['PAGO'], to: 'CHARGEBACK', methods: CARDS },
-  CHARGEBACK_REVERTED: { from: ['CHARGEBACK'], to: 'PAGO' },
-  CHARGEBACK_CONFIRMED: { from: ['CHARGEBACK'], to: 'ESTORNADO' },
-  MED_OPENED: { from: ['PAGO'], to: 'MED', methods: ['PIX'] },
-  MED_WON: { from: ['MED'], to: 'PAGO' },
-  MED_LOST: { from: ['MED'], to: 'ESTORNADO' },
-};
-export const EVENTS = Object.keys(EVENT_TABLE) as TxEvent[];
+// CONTRACT §6's event table lives in fixtures.ts (one transcription for every test); re-exported here.
+export { EVENT_TABLE, EVENTS, METHODS, type Method, type Status, type TxEvent };
 
 export interface MethodFeeModel { fixedCents: number; percentBasisPoints: number }
 export interface ScheduleModel {
@@ -214,9 +187,7 @@ export class MoneyModel {
   outcomeOf(sale: ModelSale, event: TxEvent): EventOutcome {
     const row = EVENT_TABLE[event];
     if (sale.lastEvent === event && sale.status === row.to) return 'noop';
-    if (!row.from.includes(sale.status)) return 'refused';
-    if (row.methods && !row.methods.includes(sale.method)) return 'refused';
-    return 'moved';
+    return allows(event, sale.status, sale.method) ? 'moved' : 'refused';
   }
 
   legalEvents(sale: ModelSale): TxEvent[] {
@@ -341,14 +312,7 @@ export class MoneyModel {
   }
 }
 
-/** A POST /api/sales body for one digital item (CONTRACT §4); cards use the sandbox's approved Visa. */
+/** A POST /api/sales body for one digital item (CONTRACT §4); cards use the sandbox's approved Visa; PIX never expires. */
 export function saleBody(method: Method, amount: number): Record<string, unknown> {
-  const base = {
-    amount, paymentMethod: method,
-    customer: { name: 'Maria Silva', email: 'maria@example.com', document: '52998224725' },
-    items: [{ title: 'Item', unitPrice: amount, quantity: 1, tangible: false }],
-  };
-  if (method === 'PIX') return { ...base, pix: { expiresInSeconds: null } };
-  if (method === 'BOLETO') return base;
-  return { ...base, card: { number: '4111111111111111', holderName: 'X', expirationMonth: 12, expirationYear: 2030, cvv: '123' } };
+  return saleOf(method, { amount, title: 'Item', holderName: 'X', cardNumber: '4111111111111111', installments: null, pix: { expiresInSeconds: null } });
 }

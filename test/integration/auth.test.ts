@@ -24,7 +24,7 @@ describe('every protected route answers 401 without valid credentials', () => {
 
   test('seller routes (/api/...)', async () => {
     const routes = gw.app.routeList.filter((r) => r.url.startsWith('/api/'));
-    assert.ok(routes.length >= 1);
+    assert.ok(routes.length >= 1, 'the app lists its seller routes');
     const wrongPairs: Record<string, string>[] = [
       {},
       { 'x-api-public-key': sellerHeaders['x-api-public-key']! },
@@ -47,7 +47,7 @@ describe('every protected route answers 401 without valid credentials', () => {
 
   test('operator routes (/admin/..., /metrics)', async () => {
     const routes = gw.app.routeList.filter((r) => r.url.startsWith('/admin/') || r.url === '/metrics');
-    assert.ok(routes.length >= 6);
+    assert.ok(routes.length >= 6, `the app lists its operator routes: ${routes.map((r) => `${r.method} ${r.url}`).join(', ')}`);
     const wrong: Record<string, string>[] = [
       {}, { authorization: 'Bearer wrong-token' }, { authorization: 'test-admin-token-0123456789abcdef' },
       { authorization: 'Basic dGVzdDp0ZXN0' }, { authorization: 'Bearer ' }, sellerHeaders,

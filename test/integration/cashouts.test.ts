@@ -52,6 +52,25 @@ describe('cashouts', () => {
     assert.deepEqual(res.json().fees, { fixed: '1.00', variable: '15.00', total: '16.00' });
     assert.equal(res.json().netAmount, '984.30');
     assert.equal(res.json().pixKeyType, 'CPF');
+    // Exact half-cent ties, where half-even differs from half-up (and from half-down, truncation):
+    // 100300 × 150 bp = 1504.5 → 1504 (even; half-up would say 1505); total 100 + 1504 = 1604
+    const down = await cashout(seller, { amount: '1003.00', pixKey: '52998224725' });
+    assert.equal(down.statusCode, 201, down.body);
+    assert.deepEqual(down.json().fees, { fixed: '1.00', variable: '15.04', total: '16.04' }, '1504.5 cents rounds to the even 1504');
+    assert.equal(down.json().netAmount, '986.96');
+    // 100100 × 150 bp = 1501.5 → 1502 (even; half-down or truncation would say 1501); total 1602
+    const up = await cashout(seller, { amount: '1001.00', pixKey: '52998224725' });
+    assert.equal(up.statusCode, 201, up.body);
+    assert.deepEqual(up.json().fees, { fixed: '1.00', variable: '15.02', total: '16.02' }, '1501.5 cents rounds to the even 1502');
+    assert.equal(up.json().netAmount, '984.98');
+    // the fee is charged at completion: fee_revenue takes exactly the rounded total
+    for (const [c, fee] of [[down.json(), 1604], [up.json(), 1602]] as const) {
+      assert.equal((await event(c.id, 'PROCESSING')).statusCode, 200);
+      assert.equal((await event(c.id, 'COMPLETED')).json().status, 'COMPLETED');
+      const revenue = await gw.ctx.db.query<{ s: unknown }>("SELECT coalesce(sum(amount), 0)::bigint AS s FROM journal_lines l JOIN postings p ON p.id = l.posting_id WHERE p.cashout_id = $1 AND l.account = 'fee_revenue'", [c.id]);
+      assert.equal(Number(revenue.rows[0]!.s), fee, `fee_revenue of cashout ${c.id}`);
+    }
+    await verifyOk();
   });
 
   test('every error of the spec\'s table, in CONTRACT §8\'s order', async () => {
@@ -208,7 +227,8 @@ describe('cashouts', () => {
     const statuses = results.map((r) => r.statusCode);
     assert.equal(statuses.filter((s) => s === 201).length, n);
     assert.equal(statuses.filter((s) => s === 422).length, 100 - n);
-    assert.ok(results.filter((r) => r.statusCode === 422).every((r) => r.json().errorType === 'INSUFFICIENT_BALANCE'));
+    const refusals = results.filter((r) => r.statusCode === 422).map((r) => r.json().errorType);
+    assert.deepEqual(refusals, Array(100 - n).fill('INSUFFICIENT_BALANCE'), 'every refusal is INSUFFICIENT_BALANCE');
     assert.deepEqual(await balance(seller), { available: 0, blocked: n * 10_000, total: n * 10_000 });
     for (const p of peers) await p.close();
     await verifyOk();

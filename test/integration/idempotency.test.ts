@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { adminHeaders, startGateway, testEnv, type Gateway, type SellerKeys } from '../helpers/gateway.ts';
 import { onPostgres } from '../helpers/databases.ts';
+import { pixExample } from '../helpers/fixtures.ts';
 import type { App } from '../../src/app.ts';
 import { idempotencyExpiryJob } from '../../src/http/idempotency.ts';
 
@@ -12,14 +13,8 @@ type Json = Record<string, unknown>;
 const ENDPOINT = 'POST /api/sales';
 const T0 = new Date('2026-11-20T12:00:00.000Z');
 
-const pixBody = (amount = 15000): Json => ({
-  amount,
-  paymentMethod: 'PIX',
-  customer: { name: 'Maria Silva', email: 'maria@example.com', document: '52998224725', phone: '11987654321' },
-  items: [{ title: 'Curso', unitPrice: amount, quantity: 1, tangible: false }],
-  postbackUrl: 'https://seller.example/postback',
-  pix: { expiresInSeconds: 3600 },
-});
+/** CONTRACT §4's PIX example (test/helpers/fixtures.ts) of `amount` cents. */
+const pixBody = (amount = 15000): Json => pixExample({ amount });
 
 /** The same body with keys in reverse order at every depth (same canonical JSON, different bytes). */
 function reordered(value: unknown): unknown {

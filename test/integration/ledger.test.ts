@@ -27,7 +27,7 @@ describe('ledger: balanced postings, append-only journal, projection, verificati
     assert.deepEqual(res.json(), { available: 13702, blocked: 1000, total: 14702 });
     const report = await verify();
     assert.equal(report.ok, true);
-    assert.ok(report.sellersChecked >= 1);
+    assert.ok(report.sellersChecked >= 1, `sellersChecked at least 1 (this seller), got ${report.sellersChecked}`);
     assert.deepEqual(report.mismatches, []);
   });
 
@@ -70,9 +70,9 @@ describe('ledger: balanced postings, append-only journal, projection, verificati
     const seller = await gw.createSeller();
     await gw.ctx.db.tx((q) => post(q, credit(seller.id, 1000)));
     const hold = (cents: number): Posting => ({ kind: 'TEST_HOLD', sellerId: seller.id, lines: [{ account: 'available', amount: -cents }, { account: 'blocked', amount: cents }] });
-    assert.ok(await gw.ctx.db.tx((q) => postIfCovered(q, hold(600))));
+    assert.ok(await gw.ctx.db.tx((q) => postIfCovered(q, hold(600))), '600 of 1000 available is covered');
     assert.equal(await gw.ctx.db.tx((q) => postIfCovered(q, hold(401))), null);
-    assert.ok(await gw.ctx.db.tx((q) => postIfCovered(q, hold(400))));
+    assert.ok(await gw.ctx.db.tx((q) => postIfCovered(q, hold(400))), 'the last 400 is covered');
     assert.deepEqual(await readBalance(gw.ctx.db, seller.id), { available: 0, blocked: 1000, total: 1000 });
     assert.equal((await verify()).ok, true);
   });

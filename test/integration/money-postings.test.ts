@@ -18,13 +18,8 @@ import assert from 'node:assert/strict';
 import { adminHeaders, startGateway, type Gateway, type SellerKeys } from '../helpers/gateway.ts';
 import { expiryJob, reserveReleaseJob } from '../../src/transactions/jobs.ts';
 import { saleBody } from '../helpers/money-model.ts';
+import type { Method, TxEvent } from '../helpers/fixtures.ts';
 import { post } from '../../src/ledger/postings.ts';
-
-type Method = 'PIX' | 'CREDIT_CARD' | 'DEBIT_CARD' | 'BOLETO';
-type TxEvent =
-  | 'PAYMENT_CONFIRMED' | 'SENT_TO_PROCESSOR' | 'APPROVED' | 'DECLINED' | 'PROCESSING_ERROR' | 'RETRY_PROCESSED'
-  | 'CANCELLED' | 'EXPIRED' | 'REFUNDED' | 'CHARGEBACK_OPENED' | 'CHARGEBACK_REVERTED' | 'CHARGEBACK_CONFIRMED'
-  | 'MED_OPENED' | 'MED_WON' | 'MED_LOST';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const start = new Date('2026-03-02T12:00:00.000Z');
@@ -156,11 +151,13 @@ const rows: Row[] = [
     before: [11283, 1420, 12703], after: [11283, 1420, 12703], platform: {}, status: 'CHARGEBACK' },
 ];
 
-describe('money postings: CONTRACT §5 posting table through the API', () => {
-  let gw: Gateway;
-  before(async () => { gw = await startGateway({ clock }); });
-  after(async () => { await gw.close(); });
+// One gateway for both describes (a gateway costs about 2 s to start on PGlite). The second describe
+// breaks the ledger on purpose, so it must stay last in this file.
+let gw: Gateway;
+before(async () => { gw = await startGateway({ clock }); });
+after(async () => { await gw?.close(); });
 
+describe('money postings: CONTRACT §5 posting table through the API', () => {
   const inject = (method: 'GET' | 'POST' | 'PATCH', url: string, headers: Record<string, string>, payload?: unknown) =>
     gw.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
 
@@ -410,9 +407,9 @@ describe('money postings: CONTRACT §5 posting table through the API', () => {
     assert.equal(data.length, 12);
     for (let i = 1; i < data.length; i++) assert.ok(data[i - 1]!.id > data[i]!.id, 'newest first');
     for (const line of data) {
-      assert.ok(line.bucket === 'available' || line.bucket === 'blocked');
+      assert.ok(line.bucket === 'available' || line.bucket === 'blocked', `statement line ${line.id}: bucket available or blocked, got ${line.bucket}`);
       assert.equal(line.cashoutId, null);
-      assert.ok(!Number.isNaN(Date.parse(line.createdAt)));
+      assert.ok(!Number.isNaN(Date.parse(line.createdAt)), `statement line ${line.id}: createdAt a date, got ${line.createdAt}`);
     }
     // group consecutive lines (oldest first) into postings
     const groups: { kind: string; transactionId: number | null; lines: [string, number][] }[] = [];
@@ -438,7 +435,7 @@ describe('money postings: CONTRACT §5 posting table through the API', () => {
         const page = await inject('GET', url, seller.headers);
         assert.equal(page.statusCode, 200, page.body);
         const body = page.json() as { data: typeof data; nextCursor: string | null };
-        assert.ok(body.data.length <= limit);
+        assert.ok(body.data.length <= limit, `limit ${limit}: at most ${limit} lines a page, got ${body.data.length}`);
         pages.push(...body.data);
         cursor = body.nextCursor;
         assert.ok(++count <= 20, 'pagination terminates');
@@ -541,10 +538,6 @@ describe('money postings: CONTRACT §5 posting table through the API', () => {
 });
 
 describe('money postings: ledger verification covers every §5 invariant', () => {
-  let gw: Gateway;
-  before(async () => { gw = await startGateway(); });
-  after(async () => { await gw.close(); });
-
   test('verify reports an ESTORNADO sale whose customer_funds does not net to zero', {
   }, async () => {
     const seller = await gw.createSeller();

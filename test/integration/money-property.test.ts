@@ -1,11 +1,15 @@
 /**
- * Property test of the money movements: random sequences of sales, events (legal or not), fee
- * schedule patches and the passing of time, run against the gateway and against the independent
- * model in test/helpers/money-model.ts (written from CONTRACT §5/§6, not from src/). After every
- * sequence the ledger must verify, and every balance and platform account must equal the model.
+ * Property test of the money movements: random sequences of sales, events (legal or not), cashouts
+ * and their events, fee schedule patches and the passing of time, run against the gateway and
+ * against the independent model in test/helpers/money-model.ts (written from CONTRACT §5/§6, not
+ * from src/). After every sequence the ledger must verify, and every balance and platform account
+ * must equal the model.
  *
  * One gateway for the whole file; every sequence gets three fresh sellers, and the clock goes back
  * to the same start (so card expiry dates stay valid whatever the sequences before did).
+ *
+ * PROPERTY_RUNS sets the number of sequences (default 200; CI runs 1000 on both databases), and
+ * PROPERTY_SEED replays a run: the seed is new every run and printed at the start and in the report.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,18 +17,38 @@ import fc from 'fast-check';
 import { adminHeaders, startGateway, type Gateway, type SellerKeys } from '../helpers/gateway.ts';
 import { onPostgres } from '../helpers/databases.ts';
 import {
-  bpHalfEven, DAY_MS, defaultSchedule, EVENTS, METHODS, MoneyModel, saleBody, splitOf,
-  type CashoutEvent, type Method, type SchedulePatch, type TxEvent,
+  bpHalfEven, CASHOUT_EVENT_TABLE, DAY_MS, defaultSchedule, MoneyModel, saleBody, splitOf,
+  type CashoutEvent, type ModelCashout, type ModelSale, type SchedulePatch,
 } from '../helpers/money-model.ts';
+import { allows, EVENT_TABLE, EVENTS, METHODS, type Method, type Status, type TxEvent } from '../helpers/fixtures.ts';
 import { reserveReleaseJob } from '../../src/transactions/jobs.ts';
 
-const NUM_RUNS = onPostgres ? 100 : 1000;
-const SEED = 424242;
+/** Sequences per run: PROPERTY_RUNS (CI: 1000 on both databases), else a quicker default for a developer's `npm test`. */
+const NUM_RUNS = positiveInteger('PROPERTY_RUNS', 200);
+/** A new seed every run, printed; PROPERTY_SEED (and PROPERTY_PATH, from a failure's report) replays one. */
+const SEED = process.env.PROPERTY_SEED ? Number(process.env.PROPERTY_SEED) : Math.floor(Math.random() * 0x7fffffff);
+const PATH = process.env.PROPERTY_PATH || undefined;
+if (!Number.isSafeInteger(SEED)) throw new Error(`PROPERTY_SEED must be an integer, got ${process.env.PROPERTY_SEED}`);
+console.log(`money property: ${NUM_RUNS} runs, seed ${SEED} (replay with PROPERTY_SEED=${SEED}${PATH ? ` PROPERTY_PATH=${PATH}` : ''}) on ${onPostgres ? 'PostgreSQL' : 'PGlite'}`);
+
+function positiveInteger(name: string, fallback: number): number {
+  const text = process.env[name];
+  if (text === undefined || text === '') return fallback;
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got ${text}`);
+  return n;
+}
+
 const START = Date.parse('2026-03-02T12:00:00.000Z');
 let now = START;
-/** What the sequences exercised, reported at the end so a weak generator shows. */
-const stats = { moved: new Map<string, number>(), noop: 0, refused: 0, releases: 0, negativeAvailable: 0, verifyMs: 0, cashouts: 0 };
-const count = (key: string) => stats.moved.set(key, (stats.moved.get(key) ?? 0) + 1);
+
+/**
+ * What the sequences actually did, reported at the end so a weak generator shows: every transaction
+ * event and cashout event that moved (by kind), and the other outcomes.
+ */
+const applied = new Map<string, number>();
+const count = (key: string, n = 1) => { if (n > 0) applied.set(key, (applied.get(key) ?? 0) + n); };
+const stats = { negativeAvailable: 0, verifyMs: 0, steps: 0 };
 
 // ---- operations ----
 
@@ -32,12 +56,29 @@ type Op =
   | { kind: 'sale'; seller: number; method: Method; amount: number }
   /** any: one of all 15 events; legal: one the model allows; money: an allowed one that keeps the sale alive, when there is one. */
   | { kind: 'event'; sale: number; mode: 'any' | 'legal' | 'money'; pick: number }
+  /**
+   * One step towards `target`: on the sale (scanning from the `sale`-th newest) that is fewest legal
+   * moves away from a status where `target` applies, the first move of that shortest path (the target
+   * itself when it applies now), repeated up to `steps` times. When no sale can reach `target`, a
+   * `fresh` sale of a method that can is created first. Without it, events three moves deep
+   * (MED_LOST, CHARGEBACK_REVERTED) were rare.
+   */
+  | { kind: 'toward'; target: TxEvent; sale: number; steps: number; fresh: { seller: number; amount: number; pick: number } }
   | { kind: 'sellerSchedule'; seller: number; patch: SchedulePatch | null }
   | { kind: 'platformSchedule'; patch: SchedulePatch }
   | { kind: 'tick'; ms: number }
-  /** percent of the seller's available balance (per the model), in whole reais, at least R$ 100 */
-  | { kind: 'cashout'; seller: number; percent: number }
-  | { kind: 'cashoutEvent'; cashout: number; event: CashoutEvent };
+  /**
+   * percent of the available balance (per the model), in whole reais, at least R$ 100, of `seller`
+   * or, when null, of the seller with the most available (so cashouts mostly have money to move);
+   * then `follow` legal moves of the new cashout (so cashouts get to COMPLETED or REJECTED).
+   */
+  | { kind: 'cashout'; seller: number | null; percent: number; follow: number; pick: number }
+  /**
+   * legal: a move the model allows, on the first cashout (from the `cashout`-th newest) that has one,
+   * and a second on the same cashout when `twice` (so cashouts get to COMPLETED or REJECTED); any:
+   * `event` on that cashout.
+   */
+  | { kind: 'cashoutEvent'; cashout: number; mode: 'any' | 'legal'; event: CashoutEvent; pick: number; twice: boolean };
 
 const cents = fc.oneof({ arbitrary: fc.integer({ min: 0, max: 500 }), weight: 4 }, { arbitrary: fc.integer({ min: 0, max: 600_000 }), weight: 1 });
 const basisPoints = fc.oneof({ arbitrary: fc.integer({ min: 0, max: 1000 }), weight: 4 }, { arbitrary: fc.integer({ min: 0, max: 10_000 }), weight: 1 });
@@ -49,29 +90,91 @@ const patchArb: fc.Arbitrary<SchedulePatch> = fc.record({
   chargebackFineCents: fc.oneof(fc.integer({ min: 0, max: 5000 }), cents),
   cashout: fc.record({ fixedCents: cents, variableBasisPoints: basisPoints }, { requiredKeys: [] }),
 }, { requiredKeys: [] });
+/** A patch that always holds a reserve back for a number of days a tick can pass (so reserves get released). */
+const reservePatchArb: fc.Arbitrary<SchedulePatch> = fc.tuple(patchArb, fc.record({
+  reserveBasisPoints: fc.oneof(fc.constant(1000), fc.integer({ min: 1, max: 3000 })),
+  reserveDays: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 40 })),
+})).map(([patch, reserve]) => ({ ...patch, ...reserve }));
+const sellerPatchArb: fc.Arbitrary<SchedulePatch | null> = fc.oneof(
+  { arbitrary: fc.constant(null), weight: 1 }, { arbitrary: patchArb, weight: 1 }, { arbitrary: reservePatchArb, weight: 2 });
 // Multiples of 50 make half-cent ties frequent (e.g. PIX 15000 × 199 bp = 298.5).
 const amountArb = fc.oneof(fc.integer({ min: 100, max: 500_000 }), fc.integer({ min: 2, max: 10_000 }).map((k) => k * 50));
-/** Counted from the newest sale: mostly the newest, so one sale often gets far (e.g. PAGO → MED → ESTORNADO). */
+/** Counted from the newest: mostly the newest, so one sale often gets far (e.g. PAGO → MED → ESTORNADO). */
 const saleRefArb = fc.oneof({ arbitrary: fc.constant(0), weight: 2 }, { arbitrary: fc.nat(), weight: 1 });
-const sellerArb = fc.integer({ min: 0, max: 2 });
+/** Seller 0 most often, so one seller's balance grows enough for cashouts, refunds against released money, etc. */
+const sellerArb = fc.oneof({ arbitrary: fc.constant(0), weight: 3 }, { arbitrary: fc.integer({ min: 0, max: 2 }), weight: 2 });
+const CASHOUT_EVENTS: readonly CashoutEvent[] = ['PROCESSING', 'COMPLETED', 'REJECTED', 'CANCELLED'];
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { arbitrary: fc.record({ kind: fc.constant('sale' as const), seller: sellerArb, method: fc.constantFrom(...METHODS), amount: amountArb }), weight: 3 },
-  { arbitrary: fc.record({ kind: fc.constant('event' as const), sale: saleRefArb, mode: fc.constantFrom('any' as const, 'legal' as const, 'money' as const, 'money' as const), pick: fc.nat() }), weight: 10 },
-  { arbitrary: fc.record({ kind: fc.constant('sellerSchedule' as const), seller: sellerArb, patch: fc.option(patchArb, { freq: 6 }) }), weight: 1 },
+  { arbitrary: fc.record({ kind: fc.constant('sale' as const), seller: sellerArb, method: fc.constantFrom(...METHODS), amount: amountArb }), weight: 5 },
+  { arbitrary: fc.record({ kind: fc.constant('event' as const), sale: saleRefArb, mode: fc.constantFrom('any' as const, 'legal' as const, 'money' as const, 'money' as const), pick: fc.nat() }), weight: 5 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('toward' as const), target: fc.constantFrom(...EVENTS), sale: saleRefArb,
+      steps: fc.oneof({ arbitrary: fc.constant(1), weight: 2 }, { arbitrary: fc.integer({ min: 2, max: 3 }), weight: 1 }),
+      fresh: fc.record({ seller: sellerArb, amount: amountArb, pick: fc.nat() }),
+    }),
+    weight: 9,
+  },
+  { arbitrary: fc.record({ kind: fc.constant('sellerSchedule' as const), seller: sellerArb, patch: fc.option(fc.oneof(patchArb, reservePatchArb), { freq: 6 }) }), weight: 1 },
   { arbitrary: fc.record({ kind: fc.constant('platformSchedule' as const), patch: patchArb }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('cashout' as const), seller: sellerArb, percent: fc.integer({ min: 1, max: 130 }) }), weight: 2 },
-  { arbitrary: fc.record({ kind: fc.constant('cashoutEvent' as const), cashout: saleRefArb, event: fc.constantFrom<CashoutEvent>('PROCESSING', 'COMPLETED', 'REJECTED', 'CANCELLED') }), weight: 2 },
-  { arbitrary: fc.record({ kind: fc.constant('tick' as const), ms: fc.oneof(fc.integer({ min: 0, max: 45 }).map((d) => d * DAY_MS), fc.integer({ min: 0, max: 45 * DAY_MS })) }), weight: 2 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('cashout' as const),
+      seller: fc.oneof({ arbitrary: fc.constant(null), weight: 3 }, { arbitrary: sellerArb, weight: 1 }),
+      percent: fc.oneof({ arbitrary: fc.integer({ min: 1, max: 100 }), weight: 4 }, { arbitrary: fc.integer({ min: 1, max: 130 }), weight: 1 }),
+      follow: fc.oneof({ arbitrary: fc.constant(0), weight: 2 }, { arbitrary: fc.integer({ min: 1, max: 2 }), weight: 3 }),
+      pick: fc.nat(),
+    }),
+    weight: 4,
+  },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('cashoutEvent' as const), cashout: saleRefArb,
+      mode: fc.oneof({ arbitrary: fc.constant('legal' as const), weight: 3 }, { arbitrary: fc.constant('any' as const), weight: 1 }),
+      event: fc.constantFrom(...CASHOUT_EVENTS), pick: fc.nat(), twice: fc.boolean(),
+    }),
+    weight: 8,
+  },
+  { arbitrary: fc.record({ kind: fc.constant('tick' as const), ms: fc.oneof(fc.integer({ min: 0, max: 45 }).map((d) => d * DAY_MS), fc.integer({ min: 0, max: 45 * DAY_MS })) }), weight: 3 },
 );
 
 const DEAD_ENDS: readonly TxEvent[] = ['CANCELLED', 'EXPIRED', 'DECLINED', 'PROCESSING_ERROR'];
 
 const scenarioArb = fc.record({
-  // each seller's own schedule before anything happens (none: follows the platform)
-  initial: fc.tuple(fc.option(patchArb, { freq: 2 }), fc.option(patchArb, { freq: 2 }), fc.option(patchArb, { freq: 2 })),
-  ops: fc.array(opArb, { minLength: 1, maxLength: 12 }),
+  // each seller's own schedule before anything happens (none: follows the platform); mostly with a reserve
+  initial: fc.tuple(sellerPatchArb, sellerPatchArb, sellerPatchArb),
+  // 'max': lengths spread over the whole range (fast-check's default size keeps arrays near 10 at most)
+  ops: fc.array(opArb, { minLength: 1, maxLength: 30, size: 'max' }),
 });
+
+/**
+ * The first move of a shortest path of legal moves (CONTRACT §6, by breadth-first search over
+ * EVENT_TABLE) from `status` to a status where `target` applies, and the path's length; null when
+ * `target` cannot be reached. Distance 0: `target` itself applies now.
+ */
+function stepToward(method: Method, status: Status, target: TxEvent): { event: TxEvent; distance: number } | null {
+  const applies = (s: Status) => allows(target, s, method);
+  if (applies(status)) return { event: target, distance: 0 };
+  const firstMove = new Map<Status, TxEvent>([[status, target]]);
+  let frontier: Status[] = [status];
+  for (let distance = 1; frontier.length > 0 && distance <= EVENTS.length; distance++) {
+    const next: Status[] = [];
+    for (const from of frontier) {
+      for (const event of EVENTS) {
+        if (!allows(event, from, method)) continue;
+        const to = EVENT_TABLE[event].to;
+        if (firstMove.has(to)) continue;
+        const first = from === status ? event : firstMove.get(from)!;
+        if (applies(to)) return { event: first, distance };
+        firstMove.set(to, first);
+        next.push(to);
+      }
+    }
+    frontier = next;
+  }
+  return null;
+}
 
 describe('money property: random sequences against the independent model', () => {
   let gw: Gateway;
@@ -113,97 +216,170 @@ describe('money property: random sequences against the independent model', () =>
 
     const saleIds: number[] = [];
     const cashoutIds: number[] = [];
+    /** Newest first, starting `offset` in (wrapping): how the ops refer to sales and cashouts. */
+    const fromNewest = <T>(ids: number[], offset: number, get: (id: number) => T): T[] =>
+      ids.map((_, i) => get(ids[ids.length - 1 - ((offset + i) % ids.length)]!));
+
+    async function createSale(sellerIndex: number, method: Method, amount: number): Promise<void> {
+      const seller = sellers[sellerIndex]!;
+      const res = await inject('POST', '/api/sales', seller.headers, saleBody(method, amount));
+      assert.equal(res.statusCode, 201, res.body);
+      const id = res.json().sale.id as number;
+      model.createSale(id, seller.id, method, amount);
+      saleIds.push(id);
+      count(`sale created (${method})`);
+    }
+
+    /** Sends `event` for `sale` to the gateway and the model; the gateway must answer as the model says. */
+    async function sendEvent(sale: ModelSale, event: TxEvent): Promise<void> {
+      const wasPaid = sale.split !== null;
+      const heldBefore = sale.reserveHeld;
+      const outcome = model.applyEvent(sale.id, event, now);
+      if (outcome === 'moved') count(event); else count(`transaction event ${outcome}`);
+      if (outcome === 'moved' && (event === 'MED_WON' || event === 'CHARGEBACK_REVERTED') && heldBefore > 0 && sale.reserveHeld === 0) count('reserve released on the return to PAGO');
+      const res = await inject('POST', `/admin/transactions/${sale.id}/events`, adminHeaders, { event });
+      const label = `${event} on sale ${sale.id} (${sale.method})`;
+      if (outcome === 'refused') {
+        assert.equal(res.statusCode, 409, `${label}: ${res.body}`);
+        assert.equal(res.json().errorType, 'INVALID_TRANSITION', `${label}: ${res.body}`);
+      } else {
+        assert.equal(res.statusCode, 200, `${label}: ${res.body}`);
+        const body = res.json();
+        assert.equal(body.status, sale.status, label);
+        if (!wasPaid && sale.split) {
+          assert.deepEqual({ systemFee: body.systemFee, reserveAmount: body.reserveAmount, netAmount: body.netAmount }, sale.split, `${label}: split`);
+        }
+      }
+    }
+
+    /** The cashout events the model allows; from PENDING, PROCESSING three times in four (so cashouts get as far as COMPLETED or REJECTED). */
+    const legalCashoutEvents = (c: ModelCashout): readonly CashoutEvent[] => (c.status === 'PENDING'
+      ? ['PROCESSING', 'PROCESSING', 'PROCESSING', 'CANCELLED']
+      : CASHOUT_EVENTS.filter((e) => CASHOUT_EVENT_TABLE[e].from.includes(c.status)));
+
+    /** Sends `event` for cashout `c` to the gateway and the model; the gateway must answer as the model says. */
+    async function sendCashoutEvent(c: ModelCashout, event: CashoutEvent): Promise<void> {
+      const outcome = model.applyCashoutEvent(c.id, event);
+      count(outcome === 'moved' ? `cashout ${event}` : `cashout event ${outcome}`);
+      const res = await inject('POST', `/admin/cashouts/${c.id}/events`, adminHeaders, { event });
+      if (outcome === 'refused') {
+        assert.equal(res.statusCode, 409, `${event} on cashout ${c.id}: ${res.body}`);
+        assert.equal(res.json().errorType, 'INVALID_TRANSITION', `${event} on cashout ${c.id}: ${res.body}`);
+      } else {
+        assert.equal(res.statusCode, 200, `${event} on cashout ${c.id}: ${res.body}`);
+        assert.equal(res.json().status, c.status, `${event} on cashout ${c.id}`);
+      }
+    }
+
     for (const op of scenario.ops) {
+      stats.steps++;
       switch (op.kind) {
         case 'cashout': {
-          const seller = sellers[op.seller]!;
+          const richest = sellers.reduce((best, s) => (model.balance(s.id).available > model.balance(best.id).available ? s : best));
+          const seller = op.seller === null ? richest : sellers[op.seller]!;
           const available = model.balance(seller.id).available;
           const amount = Math.max(10_000, Math.min(10_000_000, Math.floor((available * op.percent) / 100 / 100) * 100));
           const res = await inject('POST', '/api/public/cashout', seller.headers, { amount: (amount / 100).toFixed(2), pixKey: '52998224725' });
           const fees = model.cashoutFees(seller.id, amount);
+          const label = `cashout of ${amount} cents by seller ${seller.id} (available ${available}, fees ${fees.total})`;
           if (fees.net <= 0) {
-            assert.equal(res.statusCode, 422, res.body);
-            assert.equal(res.json().errorType, 'MINIMUM_VALUE');
+            assert.equal(res.statusCode, 422, `${label}: ${res.body}`);
+            assert.equal(res.json().errorType, 'MINIMUM_VALUE', `${label}: ${res.body}`);
+            count('cashout refused: MINIMUM_VALUE');
           } else if (amount > available) {
-            assert.equal(res.statusCode, 422, res.body);
-            assert.equal(res.json().errorType, 'INSUFFICIENT_BALANCE');
+            assert.equal(res.statusCode, 422, `${label}: ${res.body}`);
+            assert.equal(res.json().errorType, 'INSUFFICIENT_BALANCE', `${label}: ${res.body}`);
+            count('cashout refused: INSUFFICIENT_BALANCE');
           } else {
-            assert.equal(res.statusCode, 201, res.body);
+            assert.equal(res.statusCode, 201, `${label}: ${res.body}`);
+            const reais = (c: number) => `${Math.trunc(c / 100)}.${String(c % 100).padStart(2, '0')}`;
+            assert.deepEqual({ fees: res.json().fees, netAmount: res.json().netAmount },
+              { fees: { fixed: reais(fees.fixed), variable: reais(fees.variable), total: reais(fees.total) }, netAmount: reais(fees.net) }, `${label}: fees`);
             const id = res.json().id as number;
-            assert.ok(model.createCashout(id, seller.id, amount));
+            assert.ok(model.createCashout(id, seller.id, amount), `the model takes ${label}`);
             cashoutIds.push(id);
-            stats.cashouts++;
+            count('cashout created');
+            const created = model.cashouts.get(id)!;
+            for (let i = 0; i < op.follow; i++) {
+              const legal = legalCashoutEvents(created);
+              if (legal.length === 0) break;
+              await sendCashoutEvent(created, legal[(op.pick + i) % legal.length]!);
+            }
           }
           break;
         }
         case 'cashoutEvent': {
           if (cashoutIds.length === 0) break;
-          const id = cashoutIds[cashoutIds.length - 1 - (op.cashout % cashoutIds.length)]!;
-          const outcome = model.applyCashoutEvent(id, op.event);
-          const res = await inject('POST', `/admin/cashouts/${id}/events`, adminHeaders, { event: op.event });
-          if (outcome === 'refused') {
-            assert.equal(res.statusCode, 409, `${op.event} on cashout ${id}: ${res.body}`);
-            assert.equal(res.json().errorType, 'INVALID_TRANSITION');
+          const candidates = fromNewest(cashoutIds, op.cashout, (id) => model.cashouts.get(id)!);
+          const legalOf = legalCashoutEvents;
+          const movable = op.mode === 'legal' ? candidates.find((c) => legalOf(c).length > 0) : undefined;
+          if (movable) {
+            for (let i = 0; i < (op.twice ? 2 : 1); i++) {
+              const legal = legalOf(movable);
+              if (legal.length === 0) break;
+              await sendCashoutEvent(movable, legal[(op.pick + i) % legal.length]!);
+            }
           } else {
-            assert.equal(res.statusCode, 200, `${op.event} on cashout ${id}: ${res.body}`);
-            assert.equal(res.json().status, model.cashouts.get(id)!.status);
+            await sendCashoutEvent(candidates[0]!, op.event);
           }
           break;
         }
-        case 'sale': {
-          const seller = sellers[op.seller]!;
-          const res = await inject('POST', '/api/sales', seller.headers, saleBody(op.method, op.amount));
-          assert.equal(res.statusCode, 201, res.body);
-          const id = res.json().sale.id as number;
-          model.createSale(id, seller.id, op.method, op.amount);
-          saleIds.push(id);
+        case 'sale':
+          await createSale(op.seller, op.method, op.amount);
           break;
-        }
         case 'event': {
           if (saleIds.length === 0) break;
           const sale = model.sale(saleIds[saleIds.length - 1 - (op.sale % saleIds.length)]!);
           const legal = model.legalEvents(sale);
           const alive = legal.filter((e) => !DEAD_ENDS.includes(e));
           const choices = op.mode === 'any' || legal.length === 0 ? EVENTS : op.mode === 'money' && alive.length > 0 ? alive : legal;
-          const event: TxEvent = choices[op.pick % choices.length]!;
-          const wasPaid = sale.split !== null;
-          const heldBefore = sale.reserveHeld;
-          const outcome = model.applyEvent(sale.id, event, now);
-          if (outcome === 'moved') count(event); else if (outcome === 'noop') stats.noop++; else stats.refused++;
-          if (outcome === 'moved' && (event === 'MED_WON' || event === 'CHARGEBACK_REVERTED') && heldBefore > 0 && sale.reserveHeld === 0) stats.releases++;
-          const res = await inject('POST', `/admin/transactions/${sale.id}/events`, adminHeaders, { event });
-          const label = `${event} on sale ${sale.id} (${sale.method})`;
-          if (outcome === 'refused') {
-            assert.equal(res.statusCode, 409, `${label}: ${res.body}`);
-            assert.equal(res.json().errorType, 'INVALID_TRANSITION');
-          } else {
-            assert.equal(res.statusCode, 200, `${label}: ${res.body}`);
-            const body = res.json();
-            assert.equal(body.status, sale.status, label);
-            if (!wasPaid && sale.split) {
-              assert.deepEqual({ systemFee: body.systemFee, reserveAmount: body.reserveAmount, netAmount: body.netAmount }, sale.split, `${label}: split`);
+          await sendEvent(sale, choices[op.pick % choices.length]!);
+          break;
+        }
+        case 'toward': {
+          const nearest = () => {
+            let best: { sale: ModelSale; event: TxEvent; distance: number } | undefined;
+            for (const sale of fromNewest(saleIds, op.sale, (id) => model.sale(id))) {
+              const step = stepToward(sale.method, sale.status, op.target);
+              if (step && (!best || step.distance < best.distance)) best = { sale, ...step };
+              if (best?.distance === 0) break;
             }
+            return best;
+          };
+          if (!nearest()) {
+            const methods = METHODS.filter((m) => stepToward(m, 'PENDENTE', op.target) !== null);
+            await createSale(op.fresh.seller, methods[op.fresh.pick % methods.length]!, op.fresh.amount);
+          }
+          for (let i = 0; i < op.steps; i++) {
+            const best = nearest();
+            if (!best) break;
+            await sendEvent(best.sale, best.event);
+            if (best.distance === 0) break;
           }
           break;
         }
         case 'sellerSchedule':
           await patchSeller(sellers[op.seller]!, op.patch);
+          count('seller schedule patched');
           break;
         case 'platformSchedule': {
           const res = await inject('PATCH', '/admin/settings', adminHeaders, { feeSchedule: op.patch });
           assert.equal(res.statusCode, 200, res.body);
           model.patchPlatformSchedule(op.patch);
           assert.deepEqual(res.json().feeSchedule, model.platformSchedule, 'the merged platform schedule');
+          count('platform schedule patched');
           break;
         }
-        case 'tick':
+        case 'tick': {
           now += op.ms;
           await runReserveJob();
           const holding = () => saleIds.filter((id) => model.sale(id).reserveHeld > 0).length;
           const heldBefore = holding();
           model.releaseDue(now);
-          stats.releases += heldBefore - holding();
+          count('reserve released by the job', heldBefore - holding());
+          count('tick');
           break;
+        }
       }
     }
 
@@ -278,12 +454,28 @@ describe('money property: random sequences against the independent model', () =>
   test(`random sequences (${NUM_RUNS} runs, seed ${SEED}): balances, platform accounts and statuses equal the model`, async (t) => {
     const started = performance.now();
     let runs = 0;
-    await fc.assert(
-      fc.asyncProperty(scenarioArb, async (scenario) => { runs++; await runScenario(scenario); }),
-      { numRuns: NUM_RUNS, seed: SEED, includeErrorInReport: true },
-    );
-    const ms = performance.now() - started;
-    t.diagnostic(`moves: ${[...stats.moved].sort().map(([k, v]) => `${k} ${v}`).join(', ')}; repeats ${stats.noop}; refused ${stats.refused}; reserve releases ${stats.releases}; sellers ending with negative available ${stats.negativeAvailable}; cashouts created ${stats.cashouts}; verify ${(stats.verifyMs / 1000).toFixed(1)} s`);
-    t.diagnostic(`${runs} sequences in ${(ms / 1000).toFixed(1)} s (${(ms / runs).toFixed(1)} ms per sequence) on ${onPostgres ? 'PostgreSQL' : 'PGlite'}`);
+    try {
+      await fc.assert(
+        fc.asyncProperty(scenarioArb, async (scenario) => { runs++; await runScenario(scenario); }),
+        { numRuns: NUM_RUNS, seed: SEED, ...(PATH ? { path: PATH } : {}), includeErrorInReport: true },
+      );
+    } finally {
+      const ms = performance.now() - started;
+      const kinds = [...EVENTS, ...CASHOUT_EVENTS.map((e) => `cashout ${e}`)];
+      const others = [...applied.keys()].filter((k) => !kinds.includes(k)).sort();
+      const line = (keys: string[]) => keys.map((k) => `${k} ${applied.get(k) ?? 0}`).join(', ');
+      t.diagnostic(`seed ${SEED} (PROPERTY_SEED=${SEED} replays it), ${runs} sequences of ${stats.steps} operations in ${(ms / 1000).toFixed(1)} s (${(ms / Math.max(runs, 1)).toFixed(1)} ms per sequence) on ${onPostgres ? 'PostgreSQL' : 'PGlite'}`);
+      t.diagnostic(`transaction events applied: ${line(EVENTS)}`);
+      t.diagnostic(`cashout events applied: ${line(CASHOUT_EVENTS.map((e) => `cashout ${e}`))}`);
+      t.diagnostic(`other operations: ${line(others)}; sellers ending with negative available ${stats.negativeAvailable}; verify ${(stats.verifyMs / 1000).toFixed(1)} s`);
+    }
+    // The generator must keep reaching every event kind: in 500 sequences or more each occurs dozens
+    // of times, so a kind that never moved means the generator (or the model) lost it. (Fewer
+    // sequences, as in a developer's default run, could miss a rare kind by chance: printed only.)
+    if (NUM_RUNS >= 500 && !PATH) {
+      const never = [...EVENTS, ...CASHOUT_EVENTS.map((e) => `cashout ${e}`), 'reserve released by the job', 'reserve released on the return to PAGO', 'cashout created']
+        .filter((k) => !applied.get(k));
+      assert.deepEqual(never, [], `event kinds never applied in ${runs} sequences (seed ${SEED})`);
+    }
   });
 });

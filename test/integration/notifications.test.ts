@@ -2,9 +2,11 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hostname } from 'node:os';
 import { adminHeaders, POSTBACK_SECRET, startGateway, type Gateway, type SellerKeys } from '../helpers/gateway.ts';
 import { fund } from '../helpers/funding.ts';
+import { cardExample, pixExample, shippingExample } from '../helpers/fixtures.ts';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/receiver.ts';
 import { createDeliveryJob, type DeliveryOptions } from '../../src/notifications/delivery.ts';
 import { moveTransaction } from '../../src/transactions/transitions.ts';
@@ -25,29 +27,9 @@ const CASHOUT_WEBHOOK_KEYS = ['id', 'userId', 'amount', 'pixKey', 'pixKeyType', 
   'processedAt', 'user', 'type'];
 const NOTIFICATION_KEYS = ['id', 'kind', 'url', 'resourceId', 'eventStatus', 'status', 'attempts', 'lastResponseStatus', 'nextAttemptAt', 'createdAt'];
 
-const pixBody = (extra: Json = {}): Json => ({
-  amount: 15000,
-  paymentMethod: 'PIX',
-  customer: { name: 'Maria Silva', email: 'maria@example.com', document: '52998224725', phone: '11987654321' },
-  items: [{ title: 'Curso', unitPrice: 15000, quantity: 1, tangible: false }],
-  pix: { expiresInSeconds: 3600 },
-  ...extra,
-});
-
-const shippingExample = () => ({
-  street: 'Rua A', number: '10', complement: null, neighborhood: 'Centro', city: 'São Paulo', state: 'SP', zipCode: '01001000', fee: 1000,
-});
-
-const cardBody = (number = '4111111111111111', extra: Json = {}): Json => ({
-  amount: 16000,
-  paymentMethod: 'CREDIT_CARD',
-  customer: { name: 'Maria Silva', email: 'maria@example.com' },
-  items: [{ title: 'Camiseta', unitPrice: 15000, quantity: 1, tangible: true }],
-  installments: 3,
-  card: { number, holderName: 'MARIA SILVA', expirationMonth: 12, expirationYear: 2030, cvv: '123' },
-  shipping: shippingExample(),
-  ...extra,
-});
+// CONTRACT §4's examples (test/helpers/fixtures.ts): the PIX one without its postbackUrl, plus `extra`.
+const pixBody = (extra: Json = {}): Json => pixExample({ postbackUrl: null }, extra);
+const cardBody = (number = '4111111111111111', extra: Json = {}): Json => cardExample(number, '123', extra);
 
 const hmacHex = (raw: Buffer) => createHmac('sha256', POSTBACK_SECRET).update(raw).digest('hex');
 const bodyOf = (r: ReceivedRequest) => JSON.parse(r.body.toString('utf8')) as Json;
@@ -135,7 +117,7 @@ describe('notifications', () => {
       assert.equal(res.statusCode, 201, res.body);
       const w = res.json() as Json;
       assert.deepEqual(Object.keys(w), ['id', 'url', 'types', 'createdAt']);
-      assert.ok(Number.isSafeInteger(w.id) && (w.id as number) > 0);
+      assert.ok(Number.isSafeInteger(w.id) && (w.id as number) > 0, `webhook id a positive integer, got ${JSON.stringify(w.id)}`);
       assert.equal(w.url, 'https://seller.example/hooks');
       assert.deepEqual(w.types, ['TRANSACTION', 'WITHDRAWAL']);
       assert.match(w.createdAt as string, ISO_MS);
@@ -248,7 +230,7 @@ describe('notifications', () => {
       const { fee: _f, transactionId: _t, type: _y, ...common } = w;
       assert.deepEqual(p, { ...common, externalTransactionId: read.externalTransactionId });
       assert.equal(typeof p.externalTransactionId, 'string');
-      assert.ok((p.externalTransactionId as string).length > 0);
+      assert.ok((p.externalTransactionId as string).length > 0, 'the postback carries the externalTransactionId');
 
       for (const r of [hook, pb]) {
         assert.equal(r.method, 'POST');
@@ -266,7 +248,7 @@ describe('notifications', () => {
       assert.equal(hook.headers['x-signature'], undefined, 'webhooks are not signed');
       const sig = header(pb, 'x-signature')!;
       assert.match(sig, /^[0-9a-f]{64}$/);
-      assert.ok(timingSafeEqual(Buffer.from(sig, 'hex'), Buffer.from(hmacHex(pb.body), 'hex')));
+      assert.ok(timingSafeEqual(Buffer.from(sig, 'hex'), Buffer.from(hmacHex(pb.body), 'hex')), `X-Signature the HMAC of the bytes received (${hmacHex(pb.body)}), got ${sig}`);
       assert.equal(sig, hmacHex(pb.body));
       // Not over a re-serialisation with sorted keys.
       const sorted = Buffer.from(JSON.stringify(Object.fromEntries(Object.entries(p).sort(([a], [b]) => a.localeCompare(b)))));
@@ -282,7 +264,7 @@ describe('notifications', () => {
       const read = (await h.gw.app.inject({ method: 'GET', url: `/api/transactions/${id}`, headers: seller.headers })).json() as Json;
       const [hook] = h.rx.requestsTo('/card-hook');
       const [pb] = h.rx.requestsTo('/card-postback');
-      assert.ok(hook && pb);
+      assert.ok(hook && pb, `one webhook and one postback received: ${h.rx.requestsTo('/card-hook').length} and ${h.rx.requestsTo('/card-postback').length}`);
       for (const r of [hook, pb]) {
         const b = bodyOf(r);
         assert.equal(b.paymentMethod, 'CREDIT_CARD');
@@ -328,7 +310,7 @@ describe('notifications', () => {
         externalId: processing.externalId, createdAt: c.createdAt, updatedAt: processingAt, processedAt: null,
         user: { id: seller.id, name: 'Loja Saque', email: 'saque@example.com' }, type: 'WITHDRAWAL',
       });
-      assert.ok(processing.externalId === null || typeof processing.externalId === 'string');
+      assert.ok(processing.externalId === null || typeof processing.externalId === 'string', `externalId null or a string, got ${JSON.stringify(processing.externalId)}`);
       assert.equal(completed.updatedAt, completedAt);
       assert.equal(completed.processedAt, completedAt);
       assert.deepEqual(got.map((r) => header(r, 'x-previous-status')), ['PENDING', 'PROCESSING']);
@@ -400,7 +382,8 @@ describe('notifications', () => {
       assert.deepEqual(feeOf(card, 'CHARGEBACK'), [847, 847]);
       assert.deepEqual(h.rx.requestsTo('/statuses-postback').map((r) => bodyOf(r).status), ['PAGO', 'MED', 'PAGO', 'MED', 'ESTORNADO']);
       assert.equal(h.rx.requestsTo('/statuses-wd-only').length, 0, 'a WITHDRAWAL-only webhook gets nothing for sales');
-      assert.ok((await h.notifications(seller)).every((n) => n.status === 'DELIVERED'));
+      const statusesOf = (await h.notifications(seller)).map((n) => n.status);
+      assert.ok(statusesOf.every((s) => s === 'DELIVERED'), `every notification delivered: ${JSON.stringify(statusesOf)}`);
     });
 
     test('cashouts: PROCESSING, COMPLETED, REJECTED, CANCELLED each notify WITHDRAWAL webhooks only; creation (PENDING) does not', async () => {
@@ -427,7 +410,7 @@ describe('notifications', () => {
       for (const path of ['/co-wd-only', '/co-both']) {
         const got = h.rx.requestsTo(path).map(bodyOf);
         assert.equal(got.length, 5, path);
-        assert.ok(got.every((g) => g.type === 'WITHDRAWAL'));
+        assert.ok(got.every((g) => g.type === 'WITHDRAWAL'), `${path}: every type WITHDRAWAL, got ${JSON.stringify(got.map((g) => g.type))}`);
         assert.deepEqual(got.filter((g) => g.id === a).map((g) => g.status), ['PROCESSING', 'COMPLETED']);
         assert.deepEqual(got.filter((g) => g.id === b).map((g) => g.status), ['PROCESSING', 'REJECTED']);
         assert.deepEqual(got.filter((g) => g.id === c).map((g) => g.status), ['CANCELLED']);
@@ -435,7 +418,7 @@ describe('notifications', () => {
       assert.equal(h.rx.requestsTo('/co-tx-only').length, 0, 'a TRANSACTION-only webhook gets nothing for cashouts');
       const list = await h.notifications(seller);
       assert.equal(list.length, 10);
-      assert.ok(list.every((n) => n.kind === 'WITHDRAWAL_WEBHOOK' && n.status === 'DELIVERED'));
+      assert.ok(list.every((n) => n.kind === 'WITHDRAWAL_WEBHOOK' && n.status === 'DELIVERED'), `every notification a delivered WITHDRAWAL_WEBHOOK: ${JSON.stringify(list.map((n) => [n.kind, n.status]))}`);
     });
 
     test('atomicity: a refused change (409) writes no row; a rolled-back change leaves none either', async () => {
@@ -518,7 +501,7 @@ describe('notifications', () => {
       assert.deepEqual(reqs.map((r) => header(r, 'x-delivery-attempt')), ['1', '2', '3']);
       assert.equal(new Set(reqs.map((r) => header(r, 'x-event-id'))).size, 1, 'same X-Event-Id on every attempt');
       assert.ok(reqs.every((r) => r.body.equals(reqs[0]!.body)), 'same bytes on every attempt');
-      assert.ok(reqs.every((r) => header(r, 'x-signature') === hmacHex(r.body)));
+      assert.ok(reqs.every((r) => header(r, 'x-signature') === hmacHex(r.body)), 'every attempt signed over its bytes');
       n = await mine();
       assert.deepEqual(Object.keys(n), NOTIFICATION_KEYS);
       assert.deepEqual({ status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus, nextAttemptAt: n.nextAttemptAt },
@@ -604,24 +587,38 @@ describe('notifications', () => {
       h.rx.script('/slow', { status: 200, delayMs: 5000 }, 'hang', 200);
       const id = await h.sale(seller, pixBody({ postbackUrl: h.rx.url('/slow') }));
       await h.move(id, 'PAYMENT_CONFIRMED');
-      const job = h.job({ timeoutMs: 200, retryDelaysMs: [1000, 1000] });
-      const t0 = Date.now();
-      await h.runOnce(job);
-      assert.ok(Date.now() - t0 < 4000, `gave up after the time-out (${Date.now() - t0} ms)`);
-      let n = (await h.notifications(seller))[0]!;
-      assert.deepEqual({ status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus },
-        { status: 'PENDING', attempts: 1, lastResponseStatus: null });
-      const lastError = (await h.gw.ctx.db.query<{ last_error: string | null }>('SELECT last_error FROM notifications WHERE id = $1', [n.id])).rows[0]!.last_error;
-      assert.ok(lastError && lastError.length > 0, 'the error is recorded');
-      h.tick(1000);
-      await h.runOnce(job); // a receiver that never answers: also a time-out
-      n = (await h.notifications(seller))[0]!;
-      assert.deepEqual({ status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus },
-        { status: 'PENDING', attempts: 2, lastResponseStatus: null });
-      h.tick(1000);
-      await h.runOnce(job);
-      n = (await h.notifications(seller))[0]!;
-      assert.deepEqual({ status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus }, { status: 'DELIVERED', attempts: 3, lastResponseStatus: 200 });
+      // What the receiver did with each request to /slow: answered it, or saw the gateway hang up first.
+      const fates: ('answered' | 'abandoned')[] = [];
+      const watch = (req: IncomingMessage, res: ServerResponse) => {
+        if (req.url?.startsWith('/slow')) res.on('close', () => fates.push(res.writableFinished ? 'answered' : 'abandoned'));
+      };
+      h.rx.server.on('request', watch);
+      try {
+        const job = h.job({ timeoutMs: 200, retryDelaysMs: [1000, 1000] });
+        await h.runOnce(job);
+        // The attempt ended at the time-out, not when the receiver's answer (due 5 s later) came: the
+        // gateway closed the connection without it (a job that waited would have been answered 200).
+        await h.rx.waitFor(() => fates.length === 1, 5_000, 'the receiver to see the first request end');
+        assert.deepEqual(fates, ['abandoned'], 'the gateway gave up on the slow receiver before it answered');
+        let n = (await h.notifications(seller))[0]!;
+        assert.deepEqual({ status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus },
+          { status: 'PENDING', attempts: 1, lastResponseStatus: null });
+        const lastError = (await h.gw.ctx.db.query<{ last_error: string | null }>('SELECT last_error FROM notifications WHERE id = $1', [n.id])).rows[0]!.last_error;
+        assert.ok(lastError && lastError.length > 0, 'the error is recorded');
+        h.tick(1000);
+        await h.runOnce(job); // a receiver that never answers: also a time-out
+        await h.rx.waitFor(() => fates.length === 2, 5_000, 'the receiver to see the second request end');
+        assert.deepEqual(fates, ['abandoned', 'abandoned'], 'the gateway gave up on the receiver that never answers');
+        n = (await h.notifications(seller))[0]!;
+        assert.deepEqual({ status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus },
+          { status: 'PENDING', attempts: 2, lastResponseStatus: null });
+        h.tick(1000);
+        await h.runOnce(job);
+        n = (await h.notifications(seller))[0]!;
+        assert.deepEqual({ status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus }, { status: 'DELIVERED', attempts: 3, lastResponseStatus: 200 });
+      } finally {
+        h.rx.server.off('request', watch);
+      }
     });
 
     test('a connection refused is a failed attempt', async () => {
@@ -693,7 +690,7 @@ describe('notifications', () => {
       await h.move(id, 'PAYMENT_CONFIRMED');
       await h.drain(job);
       const [paid] = await h.notifications(seller);
-      assert.ok(paid);
+      assert.ok(paid, 'the PAGO notification is listed');
       assert.deepEqual([paid.status, paid.attempts], ['DELIVERED', 1]);
 
       const res = await h.gw.app.inject({ method: 'POST', url: `/api/notifications/${paid.id}/resend`, headers: seller.headers });
@@ -811,9 +808,9 @@ describe('notifications', () => {
       assert.equal(all.length, 6);
       for (const n of all) {
         assert.deepEqual(Object.keys(n), NOTIFICATION_KEYS);
-        assert.ok(Number.isSafeInteger(n.id));
-        assert.ok(['TRANSACTION_WEBHOOK', 'TRANSACTION_POSTBACK'].includes(n.kind as string));
-        assert.ok(saleIds.includes(n.resourceId as number));
+        assert.ok(Number.isSafeInteger(n.id), `notification id an integer, got ${JSON.stringify(n.id)}`);
+        assert.ok(['TRANSACTION_WEBHOOK', 'TRANSACTION_POSTBACK'].includes(n.kind as string), `kind TRANSACTION_WEBHOOK or TRANSACTION_POSTBACK, got ${JSON.stringify(n.kind)}`);
+        assert.ok(saleIds.includes(n.resourceId as number), `resourceId one of the seller's sales ${JSON.stringify(saleIds)}, got ${JSON.stringify(n.resourceId)}`);
         assert.equal(n.eventStatus, 'PAGO');
         assert.equal(n.status, 'PENDING');
         assert.equal(n.attempts, 0);
@@ -836,7 +833,7 @@ describe('notifications', () => {
         assert.deepEqual(Object.keys(body), ['data', 'nextCursor']);
         pages.push(body.data.map((n) => n.id as number));
         cursor = body.nextCursor;
-        assert.ok(cursor === null || typeof cursor === 'string');
+        assert.ok(cursor === null || typeof cursor === 'string', `nextCursor null or a string, got ${JSON.stringify(cursor)}`);
       } while (cursor !== null && pages.length < 10);
       assert.deepEqual(pages.map((p) => p.length), [4, 2]);
       assert.deepEqual(pages.flat(), ids);
@@ -845,7 +842,7 @@ describe('notifications', () => {
 
       const theirs = await h.notifications(other);
       assert.equal(theirs.length, 1);
-      assert.ok(!ids.includes(theirs[0]!.id as number));
+      assert.ok(!ids.includes(theirs[0]!.id as number), `the other seller's notification ${JSON.stringify(theirs[0]!.id)} not in this seller's list ${JSON.stringify(ids)}`);
 
       for (const q of ['limit=0', 'limit=101', 'limit=abc', 'cursor=0', 'cursor=x']) {
         const res = await h.gw.app.inject({ method: 'GET', url: `/api/notifications?${q}`, headers: seller.headers });

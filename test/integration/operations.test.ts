@@ -54,7 +54,7 @@ describe('health, OpenAPI, docs and metrics', () => {
     assert.equal(cumulative.length, 12, '11 bounds and +Inf');
     assert.ok(cumulative.every((v, i) => i === 0 || v >= cumulative[i - 1]!), 'buckets are cumulative');
     assert.equal(cumulative.at(-1), 4);
-    assert.ok(series('sum', 200)[0]! > 0);
+    assert.ok(series('sum', 200)[0]! > 0, `a positive duration sum for the 200s, got ${series('sum', 200)}`);
     assert.match(text, /# TYPE http_request_duration_seconds histogram/);
   });
 });

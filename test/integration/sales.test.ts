@@ -8,6 +8,7 @@ import pngjs from 'pngjs';
 import { hasError, isStaticPix, parsePix } from 'pix-utils';
 import { getBoletoInfo, isValidBoleto } from '@brazilian-utils/brazilian-utils';
 import { adminHeaders, startGateway, type Gateway, type SellerKeys } from '../helpers/gateway.ts';
+import { boletoExample, cardExample, debitExample, pixExample, shippingExample } from '../helpers/fixtures.ts';
 import { canonicalJson } from '../../src/domain/canonical-json.ts';
 
 const { PNG } = pngjs;
@@ -22,49 +23,7 @@ const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 // 2026-11-20 23:00:00.123 in São Paulo (UTC−3): the business "today" is 2026-11-20.
 const START = new Date('2026-11-21T02:00:00.123Z');
 
-// ---------- request bodies (CONTRACT §4 examples) ----------
-
-const pixExample = (): Json => ({
-  amount: 15000,
-  paymentMethod: 'PIX',
-  customer: { name: 'Maria Silva', email: 'maria@example.com', document: '52998224725', phone: '11987654321' },
-  items: [{ title: 'Curso', unitPrice: 15000, quantity: 1, tangible: false }],
-  postbackUrl: 'https://seller.example/postback',
-  pix: { expiresInSeconds: 3600 },
-});
-
-const shippingExample = () => ({
-  street: 'Rua A', number: '10', complement: null, neighborhood: 'Centro', city: 'São Paulo', state: 'SP', zipCode: '01001000', fee: 1000,
-});
-
-const cardExample = (number = '4111111111111111', cvv = '123'): Json => ({
-  amount: 16000,
-  paymentMethod: 'CREDIT_CARD',
-  customer: { name: 'Maria Silva', email: 'maria@example.com' },
-  items: [{ title: 'Camiseta', unitPrice: 15000, quantity: 1, tangible: true }],
-  installments: 3,
-  card: { number, holderName: 'MARIA SILVA', expirationMonth: 12, expirationYear: 2030, cvv },
-  shipping: shippingExample(),
-});
-
-const boletoExample = (boleto?: { dueDate: string }): Json => ({
-  amount: 25050,
-  paymentMethod: 'BOLETO',
-  customer: { name: 'João Souza', email: 'joao@example.com', document: '11.222.333/0001-81' },
-  items: [
-    { title: 'Livro', unitPrice: 10025, quantity: 2, tangible: false },
-    { title: 'Frete grátis', unitPrice: 5000, quantity: 1, tangible: false },
-  ],
-  ...(boleto ? { boleto } : {}),
-});
-
-const debitExample = (): Json => ({
-  amount: 4990,
-  paymentMethod: 'DEBIT_CARD',
-  customer: { name: 'Ana Lima', email: 'ana@example.com', phone: '1133334444' },
-  items: [{ title: 'E-book', unitPrice: 4990, quantity: 1, tangible: false }],
-  card: { number: '5555555555554444', holderName: 'ANA LIMA', expirationMonth: 1, expirationYear: 2031, cvv: '987' },
-});
+// Request bodies: CONTRACT §4's examples, from test/helpers/fixtures.ts.
 
 // ---------- helpers ----------
 
@@ -101,7 +60,7 @@ function crc16(text: string): string {
 /** Checks the PNG is 1-bit grayscale, decodes it with pngjs, then reads the QR with jsQR. */
 function scanQrDataUri(uri: string): string | undefined {
   const prefix = 'data:image/png;base64,';
-  assert.ok(uri.startsWith(prefix));
+  assert.ok(uri.startsWith(prefix), `a PNG data URI, got ${uri.slice(0, 40)}…`);
   const png = Buffer.from(uri.slice(prefix.length), 'base64');
   assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
   const chunks: { type: string; data: Buffer }[] = [];
@@ -129,7 +88,7 @@ function assertSaleShape(body: Json) {
   assert.equal(typeof body.message, 'string');
   const sale = body.sale as Json;
   assert.deepEqual(keysOf(sale), SALE_KEYS);
-  assert.ok(Number.isSafeInteger(sale.id) && (sale.id as number) > 0);
+  assert.ok(Number.isSafeInteger(sale.id) && (sale.id as number) > 0, `sale.id a positive integer, got ${JSON.stringify(sale.id)}`);
   assert.equal(sale.status, 'PENDENTE');
   assert.equal(typeof sale.amount, 'string');
   assert.match(sale.amount as string, /^[1-9]\d*$/);
@@ -141,15 +100,27 @@ function assertSaleShape(body: Json) {
 
 // ---------- tests ----------
 
+// A gateway costs about 2 s to start on PGlite, so the four describes below whose options differ only
+// in their clock share one: each points the clock at its own source in before(). They use sellers of
+// their own and count only their own changes. The card-data describe keeps its own gateway (a debug
+// log stream, and a dump of every table).
+let shared: Gateway | undefined;
+let sharedClock: () => Date = () => START;
+async function sharedGateway(now: () => Date): Promise<Gateway> {
+  sharedClock = now;
+  shared ??= await startGateway({ clock: { now: () => sharedClock() } });
+  return shared;
+}
+after(async () => { await shared?.close(); });
+
 describe('POST /api/sales: the Sale answer', () => {
   let gw: Gateway;
   let seller: SellerKeys;
   let current = START;
   before(async () => {
-    gw = await startGateway({ clock: { now: () => current } });
+    gw = await sharedGateway(() => current);
     seller = await gw.createSeller();
   });
-  after(async () => { await gw.close(); });
 
   test('CONTRACT §4 PIX example: 201 with exactly the Sale keys, types and units', async () => {
     current = START;
@@ -231,18 +202,18 @@ describe('POST /api/sales: the Sale answer', () => {
       const key = (sale.payment as { pix: { key: string } }).pix.key;
       const parsed = parsePix(key);
       if (hasError(parsed)) assert.fail(`pix-utils rejects ${key}: ${parsed.message}`);
-      assert.ok(isStaticPix(parsed));
+      assert.ok(isStaticPix(parsed), `pix-utils reads a static PIX, got ${key}`);
       assert.equal(parsed.transactionAmount, 150.0);
       assert.equal(parsed.pixKey, PIX_RECEIVER_KEY);
       assert.equal(parsed.merchantName, 'GATEWAY SANDBOX');
       assert.equal(parsed.merchantCity, 'SAO PAULO');
       assert.equal(parsed.transactionCurrency, '986');
       assert.equal(parsed.countryCode, 'BR');
-      assert.ok(key.includes('0014br.gov.bcb.pix'));
+      assert.ok(key.includes('0014br.gov.bcb.pix'), `the GUI br.gov.bcb.pix, got ${key}`);
       // CRC16 over everything up to and including "6304", computed independently.
       assert.equal(key.slice(-8, -4), '6304');
       assert.equal(key.slice(-4), crc16(key.slice(0, -4)));
-      assert.ok(parsed.txid && parsed.txid !== '***');
+      assert.ok(parsed.txid && parsed.txid !== '***', `a txid unique to the sale, got ${JSON.stringify(parsed.txid)}`);
       txids.push(parsed.txid);
     }
     assert.notEqual(txids[0], txids[1]);
@@ -251,7 +222,7 @@ describe('POST /api/sales: the Sale answer', () => {
   test('PIX: qrCodeBase64 is a PNG data URI that decodes to exactly the key', async () => {
     const sale = await createOk(gw, seller, pixExample());
     const pix = (sale.payment as { pix: { key: string; qrCodeBase64: string } }).pix;
-    assert.ok(pix.qrCodeBase64.startsWith('data:image/png;base64,'));
+    assert.ok(pix.qrCodeBase64.startsWith('data:image/png;base64,'), `a PNG data URI, got ${pix.qrCodeBase64.slice(0, 40)}…`);
     assert.equal(scanQrDataUri(pix.qrCodeBase64), pix.key);
   });
 
@@ -281,10 +252,10 @@ describe('POST /api/sales: the Sale answer', () => {
     const boleto = (sale.payment as { boleto: { code: string; barcode: string; dueDate: string } }).boleto;
     assert.equal(isValidBoleto(boleto.code), true, boleto.code);
     const info = getBoletoInfo(boleto.code, { referenceDate: new Date('2026-11-21T12:00:00Z') });
-    assert.ok(info);
+    assert.ok(info, `@brazilian-utils reads the linha ${boleto.code}`);
     assert.equal(info.amount, 25050);
     assert.equal(info.bankCode, '001');
-    assert.ok(info.expirationDate);
+    assert.ok(info.expirationDate, `a due date read from ${boleto.code}`);
     assert.equal(Math.round((info.expirationDate.getTime() - Date.parse('2027-03-15T00:00:00Z')) / 86_400_000), 0, info.expirationDate.toISOString());
     // The linha's last 14 digits are the barcode's factor + amount; its bank and currency lead both.
     assert.equal(boleto.code.slice(-14), boleto.barcode.slice(5, 19));
@@ -316,11 +287,10 @@ describe('GET /api/transactions/{id}', () => {
   let other: SellerKeys;
   const current = START;
   before(async () => {
-    gw = await startGateway({ clock: { now: () => current } });
+    gw = await sharedGateway(() => current);
     seller = await gw.createSeller();
     other = await gw.createSeller({ name: 'Outra', email: 'outra@example.com' });
   });
-  after(async () => { await gw.close(); });
 
   function assertTransactionShape(t: Json) {
     assert.deepEqual(keysOf(t), TRANSACTION_KEYS);
@@ -333,11 +303,11 @@ describe('GET /api/transactions/{id}', () => {
     assert.match(t.date as string, ISO_MS);
     assert.equal(t.date, START.toISOString());
     assert.equal(typeof t.externalTransactionId, 'string');
-    assert.ok((t.externalTransactionId as string).length > 0);
+    assert.ok((t.externalTransactionId as string).length > 0, 'externalTransactionId is not empty');
     assert.deepEqual(keysOf(t.customer), ['document', 'email', 'name', 'phone']);
     for (const item of t.items as Json[]) {
       assert.deepEqual(keysOf(item), ['id', 'quantity', 'tangible', 'title', 'unitPrice']);
-      assert.ok(Number.isSafeInteger(item.id));
+      assert.ok(Number.isSafeInteger(item.id), `item id an integer, got ${JSON.stringify(item.id)}`);
       assert.equal(typeof item.unitPrice, 'number');
     }
   }
@@ -415,7 +385,7 @@ describe('GET /api/transactions (list)', () => {
   const ids: number[] = [];
   const methods = new Map<number, string>();
   before(async () => {
-    gw = await startGateway({ clock: { now: () => START } });
+    gw = await sharedGateway(() => START);
     seller = await gw.createSeller();
     other = await gw.createSeller({ name: 'Outra', email: 'outra@example.com' });
     const bodies = [pixExample(), cardExample(), boletoExample(), pixExample(), debitExample(), boletoExample(), pixExample()];
@@ -432,7 +402,6 @@ describe('GET /api/transactions (list)', () => {
       assert.equal(res.statusCode, 200, res.body);
     }
   });
-  after(async () => { await gw.close(); });
 
   const list = (seller: SellerKeys, query = '') => gw.app.inject({ method: 'GET', url: `/api/transactions${query}`, headers: seller.headers });
 
@@ -446,16 +415,16 @@ describe('GET /api/transactions (list)', () => {
     for (const t of body.data) assert.deepEqual(keysOf(t), TRANSACTION_KEYS);
     const theirs = (await list(other)).json().data.map((t: Json) => t.id);
     assert.equal(theirs.length, 2);
-    assert.ok(theirs.every((id: number) => !ids.includes(id)));
+    assert.ok(theirs.every((id: number) => !ids.includes(id)), `the other seller's list ${JSON.stringify(theirs)} holds none of ${JSON.stringify(ids)}`);
   });
 
   test('filters by status and by paymentMethod, alone and together', async () => {
     const paid = (await list(seller, '?status=PAGO')).json().data;
     assert.deepEqual(paid.map((t: Json) => t.id), [ids[2], ids[0]]);
-    assert.ok(paid.every((t: Json) => t.status === 'PAGO'));
+    assert.ok(paid.every((t: Json) => t.status === 'PAGO'), `status=PAGO listed ${JSON.stringify(paid.map((t: Json) => t.status))}`);
     const pending = (await list(seller, '?status=PENDENTE')).json().data;
     assert.equal(pending.length, 5);
-    assert.ok(pending.every((t: Json) => t.status === 'PENDENTE'));
+    assert.ok(pending.every((t: Json) => t.status === 'PENDENTE'), `status=PENDENTE listed ${JSON.stringify(pending.map((t: Json) => t.status))}`);
     const pix = (await list(seller, '?paymentMethod=PIX')).json().data;
     assert.deepEqual(pix.map((t: Json) => t.id), ids.filter((id) => methods.get(id) === 'PIX').reverse());
     const boletos = (await list(seller, '?paymentMethod=BOLETO&status=PENDENTE')).json().data;
@@ -508,13 +477,13 @@ describe('GET /api/transactions (list)', () => {
     for (const limit of ['1', '100']) assert.equal((await list(seller, `?limit=${limit}`)).statusCode, 200);
     const badCursor = await list(seller, '?cursor=abc');
     assert.equal(badCursor.statusCode, 400);
-    assert.ok(badCursor.json().details.some((d: { field: string }) => d.field === 'cursor'));
+    assert.ok(badCursor.json().details.some((d: { field: string }) => d.field === 'cursor'), `a detail names cursor: ${badCursor.body}`);
   });
 
   test('another seller\'s cursor never reveals this seller\'s sales', async () => {
     const res = await list(other, `?cursor=${ids[ids.length - 1]! + 1}&limit=100`);
     assert.equal(res.statusCode, 200);
-    assert.ok(res.json().data.every((t: Json) => !ids.includes(t.id as number)));
+    assert.ok(res.json().data.every((t: Json) => !ids.includes(t.id as number)), `the other seller's page ${res.body} holds none of ${JSON.stringify(ids)}`);
   });
 });
 
@@ -522,10 +491,9 @@ describe('POST /api/sales validation', () => {
   let gw: Gateway;
   let seller: SellerKeys;
   before(async () => {
-    gw = await startGateway({ clock: { now: () => START } });
+    gw = await sharedGateway(() => START);
     seller = await gw.createSeller();
   });
-  after(async () => { await gw.close(); });
 
   const items = (n: number) => Array.from({ length: n }, () => ({ title: 'x', unitPrice: 100, quantity: 1, tangible: false }));
   const withCard = (card: Json): Json => ({ ...cardExample(), card: { ...(cardExample().card as Json), ...card } });
@@ -600,7 +568,7 @@ describe('POST /api/sales validation', () => {
       for (const d of answer.details) {
         assert.deepEqual(Object.keys(d), ['field', 'message'], name);
         assert.equal(typeof d.message, 'string');
-        assert.ok(d.message.length > 0);
+        assert.ok(d.message.length > 0, `${name}: a message on the detail of ${d.field}, got an empty one`);
       }
       assert.deepEqual(answer.details.map((d: { field: string }) => d.field), [field], `${name}: ${res.body}`);
     }
@@ -657,7 +625,7 @@ describe('POST /api/sales validation', () => {
     for (const [field, body] of bodies) {
       const res = await createSale(gw, seller, body);
       assert.equal(res.statusCode, 400, `${field}: ${res.body}`);
-      assert.ok(res.json().details.some((d: { field: string }) => d.field === field));
+      assert.ok(res.json().details.some((d: { field: string }) => d.field === field), `a detail naming ${field}, got ${res.body}`);
     }
     assert.equal(await countTransactions(gw), before);
   });
@@ -737,7 +705,7 @@ describe('POST /api/sales validation', () => {
       deepText, `[${deepText}]`, JSON.stringify({ ...pixExample(), amount: 'x' }).replace('"x"', deepText),
       JSON.stringify({ ...pixExample(), customer: 'x' }).replace('"x"', deepText),
     ];
-    assert.ok(bodies.length >= 400);
+    assert.ok(bodies.length >= 400, `${bodies.length} bodies, expected 400 or more`);
     const failures: string[] = [];
     for (const payload of bodies) {
       const res = await gw.app.inject({ method: 'POST', url: '/api/sales', headers: { ...seller.headers, 'content-type': 'application/json' }, payload });
@@ -768,21 +736,21 @@ describe('card data is never kept or logged', () => {
     assert.equal(keyed.statusCode, 201);
     const refused = await createSale(gw, seller, { ...cardExample('4111111111111111', '987'), card: { ...(cardExample().card as Json), cvv: '9876' } }, { 'idempotency-key': 'card-key-2' });
     assert.equal(refused.statusCode, 400);
-    for (const res of [keyed, refused]) assert.ok(!res.body.includes('4111111111111111') && !res.body.includes('5555555555554444') && !res.body.includes('"cvv"'));
+    for (const res of [keyed, refused]) assert.ok(!res.body.includes('4111111111111111') && !res.body.includes('5555555555554444') && !res.body.includes('"cvv"'), `no card number or CVV in the answer, got ${res.body.slice(0, 300)}`);
     // admin move, so the autopilot/operator paths log too
     await gw.app.inject({ method: 'POST', url: `/admin/transactions/${visa.id}/events`, headers: adminHeaders, payload: { event: 'SENT_TO_PROCESSOR' } });
     await readTransaction(gw, seller, master.id);
 
     const tables = (await gw.ctx.db.query<{ table_name: string }>(
       "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'")).rows.map((r) => r.table_name);
-    assert.ok(tables.includes('transactions') && tables.includes('idempotency_keys'));
+    assert.ok(tables.includes('transactions') && tables.includes('idempotency_keys'), `the dump covers transactions and idempotency_keys: ${tables.join(', ')}`);
     const dump: string[] = [];
     for (const table of tables) {
       assert.match(table, /^[a-z_][a-z0-9_]*$/);
       const rows = await gw.ctx.db.query<{ t: string }>(`SELECT t::text AS t FROM "${table}" t`);
       dump.push(...rows.rows.map((r) => `${table}: ${r.t}`));
     }
-    assert.ok(dump.some((line) => line.startsWith('transactions:')));
+    assert.ok(dump.some((line) => line.startsWith('transactions:')), `the dump holds the transactions (${dump.length} rows)`);
     for (const line of dump) {
       for (const pan of ['4111111111111111', '5555555555554444']) assert.ok(!line.includes(pan), `PAN stored: ${line.slice(0, 300)}`);
       assert.ok(!/"cvv"/i.test(line), `CVV stored: ${line.slice(0, 300)}`);

@@ -5,57 +5,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { adminHeaders, startGateway, type Gateway, type SellerKeys } from '../helpers/gateway.ts';
 import { onPostgres } from '../helpers/databases.ts';
+import { CARDS, EVENT_TABLE, EVENTS, saleOf, type EventRule, type Json, type Method, type SaleOptions, type Status } from '../helpers/fixtures.ts';
 import { openDb } from '../../src/db/open.ts';
 import type { Db } from '../../src/db/db.ts';
 import { moveTransaction } from '../../src/transactions/transitions.ts';
 import { cardAutopilotJob, expiryJob } from '../../src/transactions/jobs.ts';
 
-type Json = Record<string, unknown>;
-type Method = 'PIX' | 'CREDIT_CARD' | 'DEBIT_CARD' | 'BOLETO';
-type Status = 'PENDENTE' | 'EM_PROCESSAMENTO' | 'PAGO' | 'CANCELADO' | 'RECUSADO' | 'ESTORNADO' | 'FALHA' | 'CHARGEBACK' | 'MED';
-
-const CARDS: Method[] = ['CREDIT_CARD', 'DEBIT_CARD'];
-/** CONTRACT §6, written out here so the tests do not lean on the table under test. */
-const TABLE: Record<string, { from: Status[]; to: Status; methods?: Method[] }> = {
-  PAYMENT_CONFIRMED: { from: ['PENDENTE'], to: 'PAGO' },
-  SENT_TO_PROCESSOR: { from: ['PENDENTE'], to: 'EM_PROCESSAMENTO', methods: CARDS },
-  APPROVED: { from: ['EM_PROCESSAMENTO'], to: 'PAGO' },
-  DECLINED: { from: ['EM_PROCESSAMENTO'], to: 'RECUSADO' },
-  PROCESSING_ERROR: { from: ['PENDENTE', 'EM_PROCESSAMENTO'], to: 'FALHA' },
-  RETRY_PROCESSED: { from: ['FALHA'], to: 'PAGO' },
-  CANCELLED: { from: ['PENDENTE', 'FALHA'], to: 'CANCELADO' },
-  EXPIRED: { from: ['PENDENTE'], to: 'CANCELADO', methods: ['PIX', 'BOLETO'] },
-  REFUNDED: { from: ['PAGO'], to: 'ESTORNADO' },
-  CHARGEBACK_OPENED: { from: ['PAGO'], to: 'CHARGEBACK', methods: CARDS },
-  CHARGEBACK_REVERTED: { from: ['CHARGEBACK'], to: 'PAGO' },
-  CHARGEBACK_CONFIRMED: { from: ['CHARGEBACK'], to: 'ESTORNADO' },
-  MED_OPENED: { from: ['PAGO'], to: 'MED', methods: ['PIX'] },
-  MED_WON: { from: ['MED'], to: 'PAGO' },
-  MED_LOST: { from: ['MED'], to: 'ESTORNADO' },
-};
-const EVENTS = Object.keys(TABLE);
+/** CONTRACT §6 (test/helpers/fixtures.ts), indexed by the plain strings the paths below are written in. */
+const TABLE: Readonly<Record<string, EventRule>> = EVENT_TABLE;
 
 const TRANSACTION_KEYS = [
   'id', 'status', 'amount', 'netAmount', 'systemFee', 'reserveAmount', 'paymentMethod', 'date', 'completedAt', 'customer', 'items',
   'pixKey', 'cardLastFour', 'cardBrand', 'boletoCode', 'externalTransactionId', 'installments', 'shipping',
 ].sort();
 
-const customer = { name: 'Maria Silva', email: 'maria@example.com', document: '52998224725' };
-const item = (tangible = false) => ({ title: 'Produto', unitPrice: 15000, quantity: 1, tangible });
-const card = (number: string) => ({ number, holderName: 'MARIA SILVA', expirationMonth: 12, expirationYear: 2030, cvv: '123' });
-
-function saleBody(method: Method, options: { cardNumber?: string; pix?: Json; dueDate?: string } = {}): Json {
-  const base = { amount: 15000, paymentMethod: method, customer, items: [item()] };
-  switch (method) {
-    case 'PIX': return { ...base, ...(options.pix ? { pix: options.pix } : {}) };
-    case 'BOLETO': return { ...base, ...(options.dueDate ? { boleto: { dueDate: options.dueDate } } : {}) };
-    case 'CREDIT_CARD': return { ...base, installments: 2, card: card(options.cardNumber ?? '4111111111111111') };
-    case 'DEBIT_CARD': return { ...base, card: card(options.cardNumber ?? '5555555555554444') };
-  }
-}
-
-async function newSale(gw: Gateway, seller: SellerKeys, method: Method, options?: Parameters<typeof saleBody>[1]): Promise<number> {
-  const res = await gw.app.inject({ method: 'POST', url: '/api/sales', headers: seller.headers, payload: saleBody(method, options) });
+async function newSale(gw: Gateway, seller: SellerKeys, method: Method, options?: Pick<SaleOptions, 'cardNumber' | 'pix' | 'dueDate'>): Promise<number> {
+  const res = await gw.app.inject({ method: 'POST', url: '/api/sales', headers: seller.headers, payload: saleOf(method, options) });
   assert.equal(res.statusCode, 201, res.body);
   return res.json().sale.id;
 }
@@ -77,6 +42,92 @@ async function statusOf(gw: Gateway, id: number): Promise<string> {
   return (await rowState(gw, id)).status;
 }
 
+// ---------- one gateway for the describes whose options differ only in their clock ----------
+
+// A gateway costs about 2 s to start on PGlite, so the describes below, which would each start one
+// with nothing but a clock of their own, share this one: each points the clock at its own source in
+// before(). They use sellers of their own and assert on their own sales only, but two run a job over
+// the whole table, hence their places: the card autopilot comes first, because its job's answers
+// count every card sale due in the database (there are none of the others' yet); the expiry job finds
+// nothing of the others' due at its early clock (their sales are newer), as it asserts.
+let shared: Gateway | undefined;
+let sharedClock: () => Date = () => new Date();
+async function sharedGateway(now: () => Date): Promise<Gateway> {
+  sharedClock = now;
+  shared ??= await startGateway({ clock: { now: () => sharedClock() } });
+  return shared;
+}
+after(async () => { await shared?.close(); });
+
+// ---------- sandbox card autopilot ----------
+
+describe('sandbox card autopilot with an injected clock', () => {
+  let gw: Gateway;
+  let seller: SellerKeys;
+  const t0 = new Date('2026-11-20T12:00:00.000Z');
+  let current = t0;
+  before(async () => {
+    gw = await sharedGateway(() => current);
+    seller = await gw.createSeller();
+  });
+
+  test('cards go PENDENTE → EM_PROCESSAMENTO → outcome by number, one step per 300 ms; PIX and boleto untouched', async () => {
+    current = t0;
+    const sales: [number, string, string][] = [
+      [await newSale(gw, seller, 'CREDIT_CARD', { cardNumber: '4111111111111111' }), 'PAGO', 'APPROVED'],
+      [await newSale(gw, seller, 'CREDIT_CARD', { cardNumber: '4000000000000002' }), 'RECUSADO', 'DECLINED'],
+      [await newSale(gw, seller, 'CREDIT_CARD', { cardNumber: '4000000000000119' }), 'FALHA', 'PROCESSING_ERROR'],
+      [await newSale(gw, seller, 'DEBIT_CARD', { cardNumber: '5555555555554444' }), 'PAGO', 'APPROVED'],
+      [await newSale(gw, seller, 'CREDIT_CARD', { cardNumber: '6362970000457013' }), 'PAGO', 'APPROVED'],
+    ];
+    const others = [await newSale(gw, seller, 'PIX'), await newSale(gw, seller, 'BOLETO')];
+    const statuses = async () => Promise.all(sales.map(([id]) => statusOf(gw, id)));
+    const untouched = async () => {
+      for (const id of others) {
+        const state = await rowState(gw, id);
+        assert.deepEqual([state.status, state.events, state.last_event], ['PENDENTE', 0, null]);
+      }
+    };
+
+    assert.equal(await cardAutopilotJob.run(gw.ctx), 0);
+    assert.deepEqual(await statuses(), Array(sales.length).fill('PENDENTE'));
+    await untouched();
+    current = new Date(t0.getTime() + 400);
+    assert.equal(await cardAutopilotJob.run(gw.ctx), sales.length);
+    assert.deepEqual(await statuses(), Array(sales.length).fill('EM_PROCESSAMENTO'));
+    current = new Date(t0.getTime() + 600); // only 200 ms after the last step
+    assert.equal(await cardAutopilotJob.run(gw.ctx), 0);
+    assert.deepEqual(await statuses(), Array(sales.length).fill('EM_PROCESSAMENTO'));
+    current = new Date(t0.getTime() + 800);
+    await cardAutopilotJob.run(gw.ctx);
+    assert.deepEqual(await statuses(), sales.map(([, outcome]) => outcome));
+    current = new Date(t0.getTime() + 5000);
+    assert.equal(await cardAutopilotJob.run(gw.ctx), 0, 'FALHA, PAGO and RECUSADO are left alone');
+    assert.deepEqual(await statuses(), sales.map(([, outcome]) => outcome));
+    for (const [id, , event] of sales) {
+      const history = (await gw.ctx.db.query<{ event: string }>('SELECT event FROM transaction_events WHERE transaction_id = $1 ORDER BY id', [id])).rows.map((r) => r.event);
+      assert.deepEqual(history, ['SENT_TO_PROCESSOR', event]);
+    }
+    const paid = (await gw.app.inject({ method: 'GET', url: `/api/transactions/${sales[0]![0]}`, headers: seller.headers })).json();
+    assert.equal(paid.completedAt, new Date(t0.getTime() + 800).toISOString());
+    await untouched();
+  });
+
+  test('a card sale an operator already moved is carried on from where it is', async () => {
+    current = new Date(t0.getTime() + 10_000);
+    const id = await newSale(gw, seller, 'CREDIT_CARD', { cardNumber: '4000000000000002' });
+    assert.equal((await postEvent(gw, id, 'SENT_TO_PROCESSOR')).statusCode, 200);
+    current = new Date(t0.getTime() + 10_400);
+    await cardAutopilotJob.run(gw.ctx);
+    assert.equal(await statusOf(gw, id), 'RECUSADO');
+    const cancelled = await newSale(gw, seller, 'CREDIT_CARD');
+    assert.equal((await postEvent(gw, cancelled, 'CANCELLED')).statusCode, 200);
+    current = new Date(t0.getTime() + 20_000);
+    await cardAutopilotJob.run(gw.ctx);
+    assert.equal(await statusOf(gw, cancelled), 'CANCELADO');
+  });
+});
+
 // ---------- operator events ----------
 
 describe('transaction state machine via POST /admin/transactions/{id}/events', () => {
@@ -85,10 +136,9 @@ describe('transaction state machine via POST /admin/transactions/{id}/events', (
   let current = new Date('2026-11-21T12:00:00.000Z');
   const tick = () => { current = new Date(current.getTime() + 1000); return current; };
   before(async () => {
-    gw = await startGateway({ clock: { now: () => current } });
+    gw = await sharedGateway(() => current);
     seller = await gw.createSeller();
   });
-  after(async () => { await gw.close(); });
 
   /** Drives a fresh sale through `events`, checking each answer; returns the sale id. */
   async function drive(method: Method, events: string[]): Promise<number> {
@@ -297,11 +347,10 @@ describe('seller refund and cancel', () => {
   let seller: SellerKeys;
   let other: SellerKeys;
   before(async () => {
-    gw = await startGateway();
+    gw = await sharedGateway(() => new Date()); // the real clock
     seller = await gw.createSeller();
     other = await gw.createSeller({ name: 'Outra', email: 'outra@example.com' });
   });
-  after(async () => { await gw.close(); });
 
   const refund = (who: SellerKeys, id: number | string) => gw.app.inject({ method: 'POST', url: `/api/transactions/${id}/refund`, headers: who.headers });
   const cancel = (who: SellerKeys, id: number | string) => gw.app.inject({ method: 'POST', url: `/api/transactions/${id}/cancel`, headers: who.headers });
@@ -385,10 +434,9 @@ describe('concurrent events on one transaction', () => {
   let gw: Gateway;
   let seller: SellerKeys;
   before(async () => {
-    gw = await startGateway();
+    gw = await sharedGateway(() => new Date()); // the real clock
     seller = await gw.createSeller();
   });
-  after(async () => { await gw.close(); });
 
   test(`20 concurrent PAYMENT_CONFIRMED through ${onPostgres ? 'a pool of 20 connections' : 'PGlite'}: exactly one move and one history row`, async () => {
     const id = await newSale(gw, seller, 'PIX');
@@ -414,7 +462,7 @@ describe('concurrent events on one transaction', () => {
     const answers = await Promise.all(Array.from({ length: 20 }, (_, i) =>
       apps[i % apps.length]!.inject({ method: 'POST', url: `/admin/transactions/${id}/events`, headers: adminHeaders, payload: { event: 'PAYMENT_CONFIRMED' } })));
     assert.deepEqual(answers.map((a) => a.statusCode), Array(20).fill(200));
-    assert.ok(answers.every((a) => a.json().status === 'PAGO'));
+    assert.deepEqual(answers.map((a) => a.json().status), Array(20).fill('PAGO'), 'every answer shows the sale PAGO');
     const completed = new Set(answers.map((a) => a.json().completedAt));
     assert.equal(completed.size, 1, 'every answer shows the one payment');
     assert.equal((await rowState(gw, id)).events, 1);
@@ -444,10 +492,9 @@ describe('expiry job with an injected clock', () => {
   let seller: SellerKeys;
   let current = new Date('2026-11-20T12:00:00.000Z');
   before(async () => {
-    gw = await startGateway({ clock: { now: () => current } });
+    gw = await sharedGateway(() => current);
     seller = await gw.createSeller();
   });
-  after(async () => { await gw.close(); });
 
   test('a PIX with expiresInSeconds 60 is untouched up to its expiresAt (+60 s) and CANCELADO (EXPIRED) past it', async () => {
     const t0 = new Date('2026-11-20T12:00:00.000Z');
@@ -460,7 +507,8 @@ describe('expiry job with an injected clock', () => {
       assert.equal(await statusOf(gw, id), 'PENDENTE', `at +${ms} ms`);
     }
     current = new Date(t0.getTime() + 60_001);
-    assert.ok((await expiryJob.run(gw.ctx)) >= 1);
+    const expired = await expiryJob.run(gw.ctx);
+    assert.ok(expired >= 1, `the job expires at least this sale past its expiresAt, got ${expired} expired`);
     const state = await rowState(gw, id);
     assert.equal(state.status, 'CANCELADO');
     assert.equal(state.last_event, 'EXPIRED');
@@ -511,75 +559,5 @@ describe('expiry job with an injected clock', () => {
     assert.equal(await statusOf(gw, forever), 'PENDENTE');
     assert.equal(await statusOf(gw, cardSale), 'PENDENTE');
     assert.equal((await rowState(gw, paid)).events, 1);
-  });
-});
-
-// ---------- sandbox card autopilot ----------
-
-describe('sandbox card autopilot with an injected clock', () => {
-  let gw: Gateway;
-  let seller: SellerKeys;
-  const t0 = new Date('2026-11-20T12:00:00.000Z');
-  let current = t0;
-  before(async () => {
-    gw = await startGateway({ clock: { now: () => current } });
-    seller = await gw.createSeller();
-  });
-  after(async () => { await gw.close(); });
-
-  test('cards go PENDENTE → EM_PROCESSAMENTO → outcome by number, one step per 300 ms; PIX and boleto untouched', async () => {
-    current = t0;
-    const sales: [number, string, string][] = [
-      [await newSale(gw, seller, 'CREDIT_CARD', { cardNumber: '4111111111111111' }), 'PAGO', 'APPROVED'],
-      [await newSale(gw, seller, 'CREDIT_CARD', { cardNumber: '4000000000000002' }), 'RECUSADO', 'DECLINED'],
-      [await newSale(gw, seller, 'CREDIT_CARD', { cardNumber: '4000000000000119' }), 'FALHA', 'PROCESSING_ERROR'],
-      [await newSale(gw, seller, 'DEBIT_CARD', { cardNumber: '5555555555554444' }), 'PAGO', 'APPROVED'],
-      [await newSale(gw, seller, 'CREDIT_CARD', { cardNumber: '6362970000457013' }), 'PAGO', 'APPROVED'],
-    ];
-    const others = [await newSale(gw, seller, 'PIX'), await newSale(gw, seller, 'BOLETO')];
-    const statuses = async () => Promise.all(sales.map(([id]) => statusOf(gw, id)));
-    const untouched = async () => {
-      for (const id of others) {
-        const state = await rowState(gw, id);
-        assert.deepEqual([state.status, state.events, state.last_event], ['PENDENTE', 0, null]);
-      }
-    };
-
-    assert.equal(await cardAutopilotJob.run(gw.ctx), 0);
-    assert.deepEqual(await statuses(), Array(sales.length).fill('PENDENTE'));
-    await untouched();
-    current = new Date(t0.getTime() + 400);
-    assert.equal(await cardAutopilotJob.run(gw.ctx), sales.length);
-    assert.deepEqual(await statuses(), Array(sales.length).fill('EM_PROCESSAMENTO'));
-    current = new Date(t0.getTime() + 600); // only 200 ms after the last step
-    assert.equal(await cardAutopilotJob.run(gw.ctx), 0);
-    assert.deepEqual(await statuses(), Array(sales.length).fill('EM_PROCESSAMENTO'));
-    current = new Date(t0.getTime() + 800);
-    await cardAutopilotJob.run(gw.ctx);
-    assert.deepEqual(await statuses(), sales.map(([, outcome]) => outcome));
-    current = new Date(t0.getTime() + 5000);
-    assert.equal(await cardAutopilotJob.run(gw.ctx), 0, 'FALHA, PAGO and RECUSADO are left alone');
-    assert.deepEqual(await statuses(), sales.map(([, outcome]) => outcome));
-    for (const [id, , event] of sales) {
-      const history = (await gw.ctx.db.query<{ event: string }>('SELECT event FROM transaction_events WHERE transaction_id = $1 ORDER BY id', [id])).rows.map((r) => r.event);
-      assert.deepEqual(history, ['SENT_TO_PROCESSOR', event]);
-    }
-    const paid = (await gw.app.inject({ method: 'GET', url: `/api/transactions/${sales[0]![0]}`, headers: seller.headers })).json();
-    assert.equal(paid.completedAt, new Date(t0.getTime() + 800).toISOString());
-    await untouched();
-  });
-
-  test('a card sale an operator already moved is carried on from where it is', async () => {
-    current = new Date(t0.getTime() + 10_000);
-    const id = await newSale(gw, seller, 'CREDIT_CARD', { cardNumber: '4000000000000002' });
-    assert.equal((await postEvent(gw, id, 'SENT_TO_PROCESSOR')).statusCode, 200);
-    current = new Date(t0.getTime() + 10_400);
-    await cardAutopilotJob.run(gw.ctx);
-    assert.equal(await statusOf(gw, id), 'RECUSADO');
-    const cancelled = await newSale(gw, seller, 'CREDIT_CARD');
-    assert.equal((await postEvent(gw, cancelled, 'CANCELLED')).statusCode, 200);
-    current = new Date(t0.getTime() + 20_000);
-    await cardAutopilotJob.run(gw.ctx);
-    assert.equal(await statusOf(gw, cancelled), 'CANCELADO');
   });
 });

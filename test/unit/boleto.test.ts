@@ -76,31 +76,34 @@ test('dueDateFromFactor picks the candidate nearest today', () => {
 test('Banco do Brasil vector byte for byte', () => {
   const b = buildBoleto(BB.input);
   assert.ok(b.ok);
-  assert.equal(b.barcode, BB.barcode);
-  assert.equal(b.digitableLine, BB.formatted.replace(/[.\s]/g, ''));
-  assert.equal(formatDigitableLine(b.digitableLine), BB.formatted);
+  assert.equal(b.value.barcode, BB.barcode);
+  assert.equal(b.value.digitableLine, BB.formatted.replace(/[.\s]/g, ''));
+  assert.equal(formatDigitableLine(b.value.digitableLine), BB.formatted);
 });
 
 test('Itaú vector byte for byte', () => {
   const b = buildBoleto(ITAU.input);
   assert.ok(b.ok);
-  assert.equal(b.barcode, ITAU.barcode);
-  assert.equal(b.digitableLine, ITAU.line);
+  assert.equal(b.value.barcode, ITAU.barcode);
+  assert.equal(b.value.digitableLine, ITAU.line);
   assert.equal(formatDigitableLine(ITAU.line), '34191.09008 00000.123455 67890.123408 6 13860000025990');
 });
 
 test('parseDigitableLine reads both vectors back, with or without punctuation', () => {
   assert.deepEqual(parseDigitableLine(BB.formatted), {
     ok: true,
-    digitableLine: '00190000090123456700400000001172913120000015090',
-    barcode: BB.barcode,
-    bankCode: '001',
-    factor: 1312,
-    amountCents: 15090,
-    freeField: BB.input.freeField,
+    value: {
+      digitableLine: '00190000090123456700400000001172913120000015090',
+      barcode: BB.barcode,
+      bankCode: '001',
+      factor: 1312,
+      amountCents: 15090,
+      freeField: BB.input.freeField,
+    },
   });
-  const itau = parseDigitableLine(ITAU.line);
-  assert.ok(itau.ok);
+  const parsed = parseDigitableLine(ITAU.line);
+  assert.ok(parsed.ok);
+  const itau = parsed.value;
   assert.equal(itau.barcode, ITAU.barcode);
   assert.equal(itau.amountCents, 25990);
   assert.equal(itau.freeField, ITAU.input.freeField);
@@ -150,12 +153,12 @@ test('buildBoleto refuses bad input with a reason instead of throwing', () => {
   for (const c of cases) {
     const r = buildBoleto({ ...base, ...c });
     assert.equal(r.ok, false, JSON.stringify(c));
-    if (!r.ok) assert.ok(r.reason.length > 0);
+    if (!r.ok) assert.ok(r.refusal.message.length > 0);
   }
   const max = buildBoleto({ ...base, amountCents: BOLETO_MAX_AMOUNT_CENTS });
-  assert.ok(max.ok && max.barcode.slice(9, 19) === '9999999999');
+  assert.ok(max.ok && max.value.barcode.slice(9, 19) === '9999999999');
   const zero = buildBoleto({ ...base, amountCents: 0 });
-  assert.ok(zero.ok && isValidDigitableLine(zero.digitableLine));
+  assert.ok(zero.ok && isValidDigitableLine(zero.value.digitableLine));
 });
 
 test('formatDigitableLine leaves anything but 47 digits alone', () => {
@@ -170,7 +173,7 @@ test('freeFieldForSale is the zero-padded id, 25 digits', () => {
   assert.throws(() => freeFieldForSale(-1), RangeError);
   assert.throws(() => freeFieldForSale(1.5), RangeError);
   const b = buildBoleto({ bankCode: '001', amountCents: 100, dueDate: '2026-01-01', freeField: freeFieldForSale(123456) });
-  assert.ok(b.ok && b.barcode.endsWith('123456'));
+  assert.ok(b.ok && b.value.barcode.endsWith('123456'));
 });
 
 test('generated boletos: @brazilian-utils and validation-br accept our linhas and read the same amount and date', () => {
@@ -181,20 +184,20 @@ test('generated boletos: @brazilian-utils and validation-br accept our linhas an
     const input = { bankCode: digits(r, 3), amountCents, dueDate, freeField: digits(r, 25) };
     const b = buildBoleto(input);
     assert.ok(b.ok);
-    assert.equal(b.barcode.length, 44);
-    assert.equal(b.digitableLine.length, 47);
-    assert.equal(bu.isValidBoleto(b.digitableLine), true, b.digitableLine);
-    assert.equal(bu.isValidBoleto(formatDigitableLine(b.digitableLine)), true);
-    assert.equal(vbr.isBoleto(b.digitableLine), true, b.digitableLine);
-    const info = bu.getBoletoInfo(b.digitableLine, { referenceDate: new Date(`${dueDate}T12:00:00Z`) });
+    assert.equal(b.value.barcode.length, 44);
+    assert.equal(b.value.digitableLine.length, 47);
+    assert.equal(bu.isValidBoleto(b.value.digitableLine), true, b.value.digitableLine);
+    assert.equal(bu.isValidBoleto(formatDigitableLine(b.value.digitableLine)), true);
+    assert.equal(vbr.isBoleto(b.value.digitableLine), true, b.value.digitableLine);
+    const info = bu.getBoletoInfo(b.value.digitableLine, { referenceDate: new Date(`${dueDate}T12:00:00Z`) });
     assert.ok(info);
     assert.equal(info.amount, amountCents);
     assert.equal(info.bankCode, input.bankCode);
     assert.ok(info.expirationDate);
     assert.equal(Math.round((info.expirationDate.getTime() - Date.parse(dueDate)) / 86_400_000), 0, `${dueDate} read as ${info.expirationDate.toISOString()}`);
-    const parsed = parseDigitableLine(b.digitableLine);
+    const parsed = parseDigitableLine(b.value.digitableLine);
     assert.ok(parsed.ok);
-    assert.deepEqual([parsed.barcode, parsed.bankCode, parsed.amountCents, parsed.freeField], [b.barcode, input.bankCode, amountCents, input.freeField]);
+    assert.deepEqual([parsed.value.barcode, parsed.value.bankCode, parsed.value.amountCents, parsed.value.freeField], [b.value.barcode, input.bankCode, amountCents, input.freeField]);
   }
 });
 
@@ -205,8 +208,8 @@ test('mutated linhas: our verdict agrees with @brazilian-utils', () => {
     const b = buildBoleto({ bankCode: digits(r, 3), amountCents: Math.floor(r() * 1e9), dueDate: '2026-06-30', freeField: digits(r, 25) });
     assert.ok(b.ok);
     const pos = Math.floor(r() * 47);
-    const d = (Number(b.digitableLine[pos]) + 1 + Math.floor(r() * 9)) % 10;
-    const mutant = b.digitableLine.slice(0, pos) + d + b.digitableLine.slice(pos + 1);
+    const d = (Number(b.value.digitableLine[pos]) + 1 + Math.floor(r() * 9)) % 10;
+    const mutant = b.value.digitableLine.slice(0, pos) + d + b.value.digitableLine.slice(pos + 1);
     const ours = isValidDigitableLine(mutant);
     if (!ours) refused++;
     assert.equal(bu.isValidBoleto(mutant), ours, `${mutant} (position ${pos + 1})`);

@@ -29,7 +29,7 @@ const card = (over: Partial<CardInput> = {}): CardInput => ({
   ...over,
 });
 
-const fields = (r: ReturnType<typeof validateCard>): string[] => (r.ok ? [] : r.errors.map((e) => e.field));
+const fields = (r: ReturnType<typeof validateCard>): string[] => (r.ok ? [] : r.refusal.details!.map((e) => e.field));
 
 const SAMPLES: [string, CardBrand][] = [
   ['4111111111111111', 'VISA'],
@@ -95,13 +95,13 @@ test('brand prefixes of BRAZIL.md', () => {
 });
 
 test('a good credit card gives brand, last four and BIN', () => {
-  assert.deepEqual(validateCard(card(), 'CREDIT_CARD', NOW), { ok: true, brand: 'VISA', lastFour: '1111', bin: '411111' });
+  assert.deepEqual(validateCard(card(), 'CREDIT_CARD', NOW), { ok: true, value: { brand: 'VISA', lastFour: '1111', bin: '411111' } });
   assert.deepEqual(validateCard(card({ number: '378282246310005', cvv: '1234' }), 'CREDIT_CARD', NOW), {
-    ok: true, brand: 'AMEX', lastFour: '0005', bin: '378282',
+    ok: true, value: { brand: 'AMEX', lastFour: '0005', bin: '378282' },
   });
   for (const [number, brand] of SAMPLES) {
     const r = validateCard(card({ number, cvv: brand === 'AMEX' ? '1234' : '123' }), 'CREDIT_CARD', NOW);
-    assert.ok(r.ok && r.brand === brand, number);
+    assert.ok(r.ok && r.value.brand === brand, number);
   }
 });
 
@@ -112,7 +112,7 @@ test('debit only for Visa, Mastercard and Elo', () => {
     if (DEBIT_BRANDS.includes(brand)) assert.ok(r.ok, number);
     else {
       assert.deepEqual(fields(r), ['card.number'], number);
-      assert.ok(!r.ok && r.errors[0]!.message.includes('debit'));
+      assert.ok(!r.ok && r.refusal.details![0]!.message.includes('debit'));
     }
   }
 });

@@ -76,7 +76,7 @@ describe('centsToReaisString', () => {
 
   it('round-trips through parseReaisToCents (property)', () => {
     fc.assert(fc.property(fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), (cents) => {
-      assert.deepEqual(parseReaisToCents(centsToReaisString(cents)), { ok: true, cents });
+      assert.deepEqual(parseReaisToCents(centsToReaisString(cents)), { ok: true, value: cents });
     }));
   });
 
@@ -113,7 +113,7 @@ describe('parseReaisToCents', () => {
   ];
   for (const [input, cents] of accepts) {
     it(`accepts ${typeof input} ${String(input)} → ${cents}`, () => {
-      assert.deepEqual(parseReaisToCents(input), { ok: true, cents });
+      assert.deepEqual(parseReaisToCents(input), { ok: true, value: cents });
     });
   }
 
@@ -129,21 +129,22 @@ describe('parseReaisToCents', () => {
     it(`rejects ${typeof input} ${JSON.stringify(input, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v)) ?? String(input)}`, () => {
       const result = parseReaisToCents(input);
       assert.equal(result.ok, false);
-      if (!result.ok) assert.ok(result.reason.length > 0);
+      if (!result.ok) assert.ok(result.refusal.message.length > 0);
     });
   }
 
   it('names the reason', () => {
-    assert.deepEqual(parseReaisToCents(100.005), { ok: false, reason: 'must have at most two decimal places' });
-    assert.deepEqual(parseReaisToCents(0), { ok: false, reason: 'must be greater than zero' });
-    assert.deepEqual(parseReaisToCents('0.00'), { ok: false, reason: 'must be greater than zero' });
-    assert.deepEqual(parseReaisToCents(1e21), { ok: false, reason: 'is too large' });
+    const refused = (message: string) => ({ ok: false, refusal: { code: 'VALIDATION_ERROR', message } });
+    assert.deepEqual(parseReaisToCents(100.005), refused('must have at most two decimal places'));
+    assert.deepEqual(parseReaisToCents(0), refused('must be greater than zero'));
+    assert.deepEqual(parseReaisToCents('0.00'), refused('must be greater than zero'));
+    assert.deepEqual(parseReaisToCents(1e21), refused('is too large'));
   });
 
   it('agrees with the decimal text of any number of cents (property)', () => {
     fc.assert(fc.property(fc.integer({ min: 1, max: Math.floor(Number.MAX_SAFE_INTEGER / 100) }), (cents) => {
       // The JS number closest to cents/100 must parse back to exactly those cents.
-      assert.deepEqual(parseReaisToCents(cents / 100), { ok: true, cents });
+      assert.deepEqual(parseReaisToCents(cents / 100), { ok: true, value: cents });
     }));
   });
 });

@@ -2,11 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { normalizePixKey, PIX_KEY_MAX_LENGTH, PIX_KEY_TYPES, type PixKeyType } from '../../src/domain/pix-keys.ts';
 
-const ok = (type: PixKeyType, raw: string, key: string) => assert.deepEqual(normalizePixKey(type, raw), { ok: true, key }, `${type} ${raw}`);
+const ok = (type: PixKeyType, raw: string, key: string) => assert.deepEqual(normalizePixKey(type, raw), { ok: true, value: key }, `${type} ${raw}`);
 const bad = (type: PixKeyType, raw: string) => {
   const r = normalizePixKey(type, raw);
   assert.equal(r.ok, false, `${type} ${JSON.stringify(raw)} should be refused`);
-  if (!r.ok) assert.ok(r.reason.length > 0);
+  if (!r.ok) assert.ok(r.refusal.message.length > 0);
 };
 
 test('the five DICT key types', () => {
@@ -83,6 +83,6 @@ test('every accepted key is at most 77 characters', () => {
   ];
   for (const [type, raw] of samples) {
     const r = normalizePixKey(type, raw);
-    assert.ok(r.ok && r.key.length <= PIX_KEY_MAX_LENGTH);
+    assert.ok(r.ok && r.value.length <= PIX_KEY_MAX_LENGTH);
   }
 });

@@ -5,8 +5,8 @@ import jsQRImport from 'jsqr';
 import QRCode from 'qrcode';
 import pngjs from 'pngjs';
 import { buildBrCode, newTxid, type BrCodeInput } from '../../src/domain/pix-brcode.ts';
-import { encodePng1Bit, tableCrc32 } from '../../src/domain/png.ts';
-import { qrMatrix, qrPngDataUri, qrSegments } from '../../src/domain/pix-qr.ts';
+import { encodePng1Bit, tableCrc32 } from '../../src/qr/png.ts';
+import { qrMatrix, qrPngDataUri, qrSegments } from '../../src/qr/pix-qr.ts';
 
 // jsqr is CommonJS with `exports.default`: plain Node hands over the exports object, tsx the function.
 const jsQR = (typeof jsQRImport === 'function' ? jsQRImport : jsQRImport.default) as typeof jsQRImport.default;

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { parseDocument } from '../../src/domain/documents.ts';
 import { PAYMENT_METHODS } from '../../src/domain/transaction-states.ts';
+import { saoPauloDate } from '../../src/domain/calendar.ts';
 import {
-  saoPauloDate,
   validateSaleRequest,
   type SaleRequest,
   type SaleRequestResult,
@@ -57,10 +57,10 @@ function withPath(body: Body, path: string, value: unknown): Body {
   return copy;
 }
 
-const fields = (r: SaleRequestResult): string[] => (r.ok ? [] : r.errors.map((e) => e.field));
+const fields = (r: SaleRequestResult): string[] => (r.ok ? [] : r.refusal.details!.map((e) => e.field));
 const sale = (r: SaleRequestResult): SaleRequest => {
   assert.ok(r.ok, `expected ok, got ${JSON.stringify(r)}`);
-  return r.sale;
+  return r.value;
 };
 
 test('CONTRACT §4 PIX example is valid and normalised', () => {
@@ -289,7 +289,7 @@ for (const [name, base, path, value, field] of CASES) {
   test(`one violation: ${name} → ${field}`, () => {
     const r = validateSaleRequest(withPath(base(), path, value), NOW);
     assert.deepStrictEqual(fields(r), [field], JSON.stringify(r));
-    assert.ok(!r.ok && r.errors.every((e) => typeof e.message === 'string' && e.message.length > 0));
+    assert.ok(!r.ok && r.refusal.details!.every((e) => typeof e.message === 'string' && e.message.length > 0));
   });
 }
 
@@ -303,14 +303,14 @@ test('DEBIT_CARD refuses Amex on card.number and installments', () => {
 test('amount mismatch message gives the expected sum', () => {
   const r = validateSaleRequest(withPath(cardBody(), 'amount', 15000), NOW);
   assert.ok(!r.ok);
-  assert.match(r.errors[0]!.message, /expected 16000/);
+  assert.match(r.refusal.details![0]!.message, /expected 16000/);
 });
 
 test('amount sum uses exact arithmetic past 2^53', () => {
   const items = Array.from({ length: 100 }, () => ({ title: 'x', unitPrice: 2 ** 50, quantity: 10_000, tangible: false }));
   const r = validateSaleRequest(withPath(withPath(pixBody(), 'items', items), 'amount', 9_999_999_999), NOW);
   assert.deepStrictEqual(fields(r), ['amount']);
-  assert.ok(!r.ok && r.errors[0]!.message.includes((BigInt(2 ** 50) * 1_000_000n).toString()));
+  assert.ok(!r.ok && r.refusal.details![0]!.message.includes((BigInt(2 ** 50) * 1_000_000n).toString()));
 });
 
 test('several violations at once are all reported', () => {
@@ -334,7 +334,7 @@ test('several violations at once are all reported', () => {
 test('card type errors and validateCard errors are merged without duplicates', () => {
   const r = validateSaleRequest(withPath(cardBody(), 'card', { number: 4111111111111111, holderName: '', expirationMonth: '12', expirationYear: 2030, cvv: 123 }), NOW);
   assert.deepStrictEqual(fields(r).sort(), ['card.cvv', 'card.expirationMonth', 'card.holderName', 'card.number']);
-  assert.ok(!r.ok && r.errors.find((e) => e.field === 'card.number')?.message === 'must be a string');
+  assert.ok(!r.ok && r.refusal.details!.find((e) => e.field === 'card.number')?.message === 'must be a string');
 });
 
 test('an unknown payment method skips the method rules instead of guessing', () => {
@@ -493,11 +493,11 @@ function assertWellFormed(s: SaleRequest): void {
 
 function assertResultShape(r: SaleRequestResult): void {
   if (r.ok) {
-    assertWellFormed(r.sale);
+    assertWellFormed(r.value);
     return;
   }
-  assert.ok(r.errors.length > 0);
-  for (const e of r.errors) assert.ok(typeof e.field === 'string' && e.field !== '' && typeof e.message === 'string' && e.message !== '');
+  assert.ok(r.refusal.details!.length > 0);
+  for (const e of r.refusal.details!) assert.ok(typeof e.field === 'string' && e.field !== '' && typeof e.message === 'string' && e.message !== '');
 }
 
 test('junk sweep: 2500 arbitrary values as the body never throw', () => {

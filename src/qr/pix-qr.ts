@@ -5,11 +5,11 @@
  * for bit and decode the PNG back with `jsqr`.
  */
 import { encodePng1Bit } from './png.ts';
-import { chooseMask, type QrMatrix } from './qr-mask.ts';
-import { unmaskedSymbol } from './qr-symbol.ts';
+import { chooseMask, type QrMatrix } from './mask.ts';
+import { unmaskedSymbol } from './symbol.ts';
 
-export type { QrMatrix } from './qr-mask.ts';
-export { qrSegments } from './qr-segments.ts';
+export type { QrMatrix } from './mask.ts';
+export { qrSegments } from './segments.ts';
 
 /** `data:image/png;base64,...` of a QR (error correction M) encoding exactly `text`. */
 export function qrPngDataUri(text: string): string {

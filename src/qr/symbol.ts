@@ -10,7 +10,7 @@ import QRCode from 'qrcode';
 import type { QRCodeSegment } from 'qrcode';
 import ecCode from 'qrcode/lib/core/error-correction-code.js';
 import ecLevel from 'qrcode/lib/core/error-correction-level.js';
-import { dataCodewords, qrSegments, segmentsBits } from './qr-segments.ts';
+import { dataCodewords, qrSegments, segmentsBits } from './segments.ts';
 
 export interface UnmaskedSymbol {
   version: number;

@@ -1,0 +1,96 @@
+/**
+ * The shape of the POST /api/sales body (CONTRACT §4): the one schema that checks the body and
+ * documents it. What spans fields (the parts each method takes, the total, card, CPF/CNPJ and due
+ * date rules) is sale-request.ts's. Descriptions state each rule; errors quote them (body-schema.ts).
+ */
+import { Type, type Static, type TSchema } from 'typebox';
+import { url_max_length } from './limits.ts';
+import { BOLETO_MAX_AMOUNT_CENTS } from './boleto.ts';
+import { bodyChecker } from './body-schema.ts';
+import { PAYMENT_METHODS } from './transaction-states.ts';
+
+/** The boleto barcode holds 10 digits of cents; one ceiling for every method keeps methods interchangeable. */
+const MAX_SALE_AMOUNT = BOLETO_MAX_AMOUNT_CENTS;
+const MAX_ITEMS = 100;
+const MAX_QUANTITY = 10_000;
+const MAX_INSTALLMENTS = 12;
+const PIX_EXPIRY_MIN = 60;
+const PIX_EXPIRY_MAX = 31_536_000;
+const EMAIL_MAX = 254; // RFC 5321 forward-path limit
+
+// The RFC 5322 "atext" local part (≤ 64, RFC 5321), then DNS labels of letters, digits and inner
+// hyphens (≤ 63 each) with at least one dot. Patterns take no flags, hence both cases spelled out.
+const LABEL = '[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?';
+const EMAIL = `^[a-zA-Z0-9.!#$%&'*+/=?^_\`{|}~-]{1,64}@${LABEL}(?:\\.${LABEL})+$`;
+// A literal "http(s)://host" start (WHATWG URL would read `http:foo` as http://foo/), no user name or
+// password (they end up in logs and notification lists; a bare `@` or `:@` leaves both empty), no
+// whitespace or control characters. Parsing it and judging its host is notificationUrlProblem's job.
+const URL_TEXT = String.raw`[^\s\u0000-\u001f\u007f]`;
+const URL_HOST = String.raw`[^/\\?#@\s\u0000-\u001f\u007f]`;
+const POSTBACK_URL = String.raw`^[Hh][Tt][Tt][Pp][Ss]?://(?::?@)?(?!:)${URL_HOST}+(?:[/\\?#]${URL_TEXT}*)?$`;
+
+const nullable = <T extends TSchema>(type: T) => Type.Optional(Type.Union([type, Type.Null()]));
+/** Required, non-blank, at most `max` characters (code points, as PostgreSQL counts). */
+const text = (max: number) =>
+  Type.String({ minLength: 1, maxLength: max, pattern: '\\S', description: `a string of 1 to ${max} characters, not blank` });
+const integer = (minimum: number, maximum: number, description: string, extra: { default?: number } = {}) =>
+  Type.Integer({ minimum, maximum, description, ...extra });
+
+const Customer = Type.Object({
+  name: text(200),
+  email: Type.String({ maxLength: EMAIL_MAX, pattern: EMAIL, description: `a valid e-mail address of at most ${EMAIL_MAX} characters` }),
+  document: nullable(Type.String({ description: 'a valid CPF or CNPJ, punctuation allowed' })),
+  phone: nullable(Type.String({ pattern: '^\\d{10,11}$', description: '10 or 11 digits, digits only' })),
+});
+
+const Item = Type.Object({
+  title: text(255),
+  unitPrice: integer(1, Number.MAX_SAFE_INTEGER, 'an integer of cents, 1 or more'),
+  quantity: integer(1, MAX_QUANTITY, `an integer from 1 to ${MAX_QUANTITY}`),
+  tangible: Type.Boolean(),
+});
+
+// Types only: what makes a card acceptable depends on its brand, which card.ts works out.
+const Card = Type.Object({
+  number: Type.String(), holderName: Type.String(), expirationMonth: Type.Integer(), expirationYear: Type.Integer(), cvv: Type.String(),
+});
+
+const Shipping = Type.Object({
+  street: text(200),
+  number: text(20),
+  complement: nullable(Type.String({ maxLength: 200, description: 'a string of at most 200 characters, or null' })),
+  neighborhood: text(100),
+  city: text(100),
+  state: Type.String({ pattern: '^[A-Z]{2}$', description: 'two upper-case letters (UF, e.g. SP)' }),
+  zipCode: Type.String({ pattern: '^\\d{8}$', description: '8 digits (CEP without punctuation)' }),
+  fee: integer(0, Number.MAX_SAFE_INTEGER, 'an integer of cents, 0 or more'),
+});
+
+export const SaleBody = Type.Object({
+  amount: integer(100, MAX_SALE_AMOUNT, `an integer of cents from 100 to ${MAX_SALE_AMOUNT}`),
+  paymentMethod: Type.Enum(PAYMENT_METHODS),
+  customer: Customer,
+  items: Type.Array(Item, { minItems: 1, maxItems: MAX_ITEMS, description: `an array of 1 to ${MAX_ITEMS} items` }),
+  postbackUrl: nullable(Type.String({
+    maxLength: url_max_length, pattern: POSTBACK_URL,
+    description: `an absolute http:// or https:// URL of at most ${url_max_length} characters, without credentials`,
+  })),
+  installments: nullable(integer(1, MAX_INSTALLMENTS, `an integer from 1 to ${MAX_INSTALLMENTS}`, { default: 1 })),
+  card: nullable(Card),
+  shipping: nullable(Shipping),
+  pix: nullable(Type.Object({
+    expiresInSeconds: nullable(integer(
+      PIX_EXPIRY_MIN, PIX_EXPIRY_MAX, `an integer from ${PIX_EXPIRY_MIN} to ${PIX_EXPIRY_MAX}, or null for no expiry`, { default: 3600 },
+    )),
+  })),
+  boleto: nullable(Type.Object({
+    dueDate: nullable(Type.String({
+      format: 'date', description: 'a real calendar date in the form YYYY-MM-DD, today (America/Sao_Paulo) or later',
+    })),
+  })),
+});
+
+export type SaleBody = Static<typeof SaleBody>;
+
+/** Every value the schema judges is at most 3 levels down (`items.0.title`). */
+export const checkSaleBody = bodyChecker(SaleBody, { depth: 3, maxItems: MAX_ITEMS });
