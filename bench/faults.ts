@@ -4,21 +4,22 @@
 //   A. a database outage: connection attempts during and after it, /health answer times, recovery;
 //   B. one receiver that hangs: another seller's commit → receipt latency meanwhile;
 //   C. a receiver outage: how long its backlog takes to arrive once it is back.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+
 import { mkdtempSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { AppContext } from '../src/context.ts';
+import { idempotencyExpiryJob } from '../src/http/idempotency.ts';
+import { createDeliveryJob } from '../src/notifications/delivery.ts';
 import { closeContext, createContext } from '../src/runtime.ts';
 import { insertSeller, issueKey } from '../src/sellers/sellers-repo.ts';
+import { expiryJob, reserveReleaseJob } from '../src/transactions/jobs.ts';
 import { moveTransaction } from '../src/transactions/transitions.ts';
 import { WorkerRunner } from '../src/workers/runner.ts';
-import { createDeliveryJob } from '../src/notifications/delivery.ts';
-import { expiryJob, reserveReleaseJob } from '../src/transactions/jobs.ts';
-import { idempotencyExpiryJob } from '../src/http/idempotency.ts';
 import { startTcpProxy } from '../test/helpers/tcp-proxy.ts';
 import { bareScenarios } from './bare-sql.ts';
 
@@ -38,11 +39,14 @@ const ms = (x: number) => `${x.toFixed(1)} ms`;
 function receiver(answer: (req: IncomingMessage, res: ServerResponse, body: string) => void): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
     let body = '';
-    req.on('data', (c) => { body += c; });
+    req.on('data', (c) => {
+      body += c;
+    });
     req.on('end', () => answer(req, res, body));
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () =>
-    resolve({ server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook` })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook` })),
+  );
 }
 
 async function seller(ctx: AppContext, name: string, webhookUrl?: string) {
@@ -69,16 +73,27 @@ function payer(ctx: AppContext, sellerId: number, gapMs: number) {
       await sleep(gapMs);
     }
   })();
-  return { commits, stop: async () => { running = false; await done; } };
+  return {
+    commits,
+    stop: async () => {
+      running = false;
+      await done;
+    },
+  };
 }
 
 async function databaseOutage(directUrl: string) {
   const target = new URL(directUrl);
   const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
   const env = {
-    DATABASE_URL: proxy.urlFor(directUrl), DATA_DIR: mkdtempSync(join(tmpdir(), 'gw-faults-')), LOG_LEVEL: 'silent',
-    ADMIN_TOKEN: 'fault-admin-token-0123456789abcdef', POSTBACK_SECRET: 'fault-postback-secret-0123456789abcdef',
-    SANDBOX_AUTOPILOT: 'false', RATE_LIMIT_PER_SECOND: '1000000', AUTH_FAILURES_PER_MINUTE: '1000000',
+    DATABASE_URL: proxy.urlFor(directUrl),
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'gw-faults-')),
+    LOG_LEVEL: 'silent',
+    ADMIN_TOKEN: 'fault-admin-token-0123456789abcdef',
+    POSTBACK_SECRET: 'fault-postback-secret-0123456789abcdef',
+    SANDBOX_AUTOPILOT: 'false',
+    RATE_LIMIT_PER_SECOND: '1000000',
+    AUTH_FAILURES_PER_MINUTE: '1000000',
   };
   const ctx = await createContext(loadConfig(env));
   const app = await buildApp(ctx);
@@ -127,9 +142,25 @@ async function databaseOutage(directUrl: string) {
   const statuses = (xs: { status: number }[]) => [...new Set(xs.map((x) => x.status))].join('/');
   console.log(`  connection attempts per second during the outage: ${perSecond.join(', ')} (${during} in all)`);
   console.log(`  connections opened in the 15 s after it: ${proxy.accepted - during}; most open at once: ${proxy.maxOpen} (pool 10 + 1 listener)`);
-  console.log(`  /health during it: ${statuses(health)}, p50 ${ms(pct(health.map((h) => h.ms), 0.5))}, max ${ms(Math.max(...health.map((h) => h.ms)))} (${health.length} requests)`);
-  console.log(`  balance during it: ${statuses(balance)}, p50 ${ms(pct(balance.map((h) => h.ms), 0.5))}, max ${ms(Math.max(...balance.map((h) => h.ms)))}`);
-  console.log(`  recovered by itself: /health 200 after ${ms(healthBack)}, balance 200 after ${ms(balanceBack)} (${beforeAfter - during} connections meanwhile)`);
+  console.log(
+    `  /health during it: ${statuses(health)}, p50 ${ms(
+      pct(
+        health.map((h) => h.ms),
+        0.5,
+      ),
+    )}, max ${ms(Math.max(...health.map((h) => h.ms)))} (${health.length} requests)`,
+  );
+  console.log(
+    `  balance during it: ${statuses(balance)}, p50 ${ms(
+      pct(
+        balance.map((h) => h.ms),
+        0.5,
+      ),
+    )}, max ${ms(Math.max(...balance.map((h) => h.ms)))}`,
+  );
+  console.log(
+    `  recovered by itself: /health 200 after ${ms(healthBack)}, balance 200 after ${ms(balanceBack)} (${beforeAfter - during} connections meanwhile)`,
+  );
   await workers.stop();
   await app.close();
   await closeContext(ctx);
@@ -137,10 +168,15 @@ async function databaseOutage(directUrl: string) {
 }
 
 async function hangingReceiver(ctx: AppContext) {
-  console.log(`\nB. One seller's receiver hangs (never answers) while it gets 50 notifications/s; another seller paid 20 times/s, ${hang_window_s} s`);
+  console.log(
+    `\nB. One seller's receiver hangs (never answers) while it gets 50 notifications/s; another seller paid 20 times/s, ${hang_window_s} s`,
+  );
   const hang = await receiver(() => {});
   const receipts = new Map<number, number>();
-  const fast = await receiver((_req, res, body) => { receipts.set((JSON.parse(body) as { id: number }).id, now()); res.end('ok'); });
+  const fast = await receiver((_req, res, body) => {
+    receipts.set((JSON.parse(body) as { id: number }).id, now());
+    res.end('ok');
+  });
   const hung = await seller(ctx, 'hung', hang.url);
   const other = await seller(ctx, 'other', fast.url);
   const workers = new WorkerRunner(ctx, [createDeliveryJob()], { error() {}, warn() {} } as never);
@@ -160,7 +196,9 @@ async function hangingReceiver(ctx: AppContext) {
   await noisy.stop();
   await sleep(1_000);
   const latencies = latenciesOf(measured.commits);
-  console.log(`  while it hangs: other seller's commit → receipt: p50 ${ms(pct(latencies, 0.5))}, p99 ${ms(pct(latencies, 0.99))}, max ${ms(Math.max(...latencies))} (${latencies.length} of ${measured.commits.size} received)`);
+  console.log(
+    `  while it hangs: other seller's commit → receipt: p50 ${ms(pct(latencies, 0.5))}, p99 ${ms(pct(latencies, 0.99))}, max ${ms(Math.max(...latencies))} (${latencies.length} of ${measured.commits.size} received)`,
+  );
   hang.server.closeAllConnections();
   await workers.stop();
   hang.server.close();
@@ -173,7 +211,11 @@ async function receiverOutage(ctx: AppContext, keepSending: boolean) {
   let down = true;
   const receipts = new Map<number, number>();
   const rx = await receiver((_req, res, body) => {
-    if (down) { res.statusCode = 503; res.end(); return; }
+    if (down) {
+      res.statusCode = 503;
+      res.end();
+      return;
+    }
     receipts.set((JSON.parse(body) as { id: number }).id, now());
     res.end('ok');
   });
@@ -202,10 +244,15 @@ const direct = new URL(postgres_url);
 direct.pathname = `/${name}`;
 try {
   await databaseOutage(direct.toString());
-  const ctx = await createContext(loadConfig({
-    DATABASE_URL: direct.toString(), DATA_DIR: mkdtempSync(join(tmpdir(), 'gw-faults-')), LOG_LEVEL: 'silent',
-    ADMIN_TOKEN: 'fault-admin-token-0123456789abcdef', POSTBACK_SECRET: 'fault-postback-secret-0123456789abcdef',
-  }));
+  const ctx = await createContext(
+    loadConfig({
+      DATABASE_URL: direct.toString(),
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'gw-faults-')),
+      LOG_LEVEL: 'silent',
+      ADMIN_TOKEN: 'fault-admin-token-0123456789abcdef',
+      POSTBACK_SECRET: 'fault-postback-secret-0123456789abcdef',
+    }),
+  );
   try {
     await hangingReceiver(ctx);
     await receiverOutage(ctx, true);

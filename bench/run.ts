@@ -1,6 +1,6 @@
 // npm run bench: figures, never assertions. The gateway runs in a child process (bench/server.ts);
 // autocannon and the webhook receiver run here. Each API figure sits beside its yardstick.
-import { fork, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
@@ -18,16 +18,27 @@ const only = process.env.BENCH_ONLY?.split(',').map((x) => x.trim());
 const wanted = (figure: string) => !only || only.includes(figure);
 const bare_concurrency = 10; // the gateway's pool size: both sides are bounded by the same pool
 
-interface Server { child: ChildProcess; gateway: string; bare: string; adminToken: string; call<T>(m: object): Promise<T> }
-interface Seller { id: number; headers: Record<string, string> }
+interface Server {
+  child: ChildProcess;
+  gateway: string;
+  bare: string;
+  adminToken: string;
+  call<T>(m: object): Promise<T>;
+}
+interface Seller {
+  id: number;
+  headers: Record<string, string>;
+}
 
 async function startServer(databaseUrl: string | undefined): Promise<Server> {
   const env: Record<string, string> = {
-    ...process.env as Record<string, string>,
+    ...(process.env as Record<string, string>),
     DATA_DIR: mkdtempSync(join(tmpdir(), 'gw-bench-')),
-    ADMIN_TOKEN: 'bench-admin-token-0123456789abcdef', POSTBACK_SECRET: 'bench-postback-secret-0123456789abcdef',
+    ADMIN_TOKEN: 'bench-admin-token-0123456789abcdef',
+    POSTBACK_SECRET: 'bench-postback-secret-0123456789abcdef',
   };
-  if (databaseUrl) env.DATABASE_URL = databaseUrl; else delete env.DATABASE_URL;
+  if (databaseUrl) env.DATABASE_URL = databaseUrl;
+  else delete env.DATABASE_URL;
   const child = fork(new URL('./server.ts', import.meta.url).pathname, [], { env, execArgv: ['--import', 'tsx'] });
   const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   let seq = 0;
@@ -36,15 +47,17 @@ async function startServer(databaseUrl: string | undefined): Promise<Server> {
       if (m.ready) return resolve(m.ready);
       const p = pending.get(m.seq!);
       pending.delete(m.seq!);
-      if (m.error) p?.reject(new Error(m.error)); else p?.resolve(m.result);
+      if (m.error) p?.reject(new Error(m.error));
+      else p?.resolve(m.result);
     });
     child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
   });
-  const call = <T>(m: object) => new Promise<T>((resolve, reject) => {
-    const id = ++seq;
-    pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-    child.send({ ...m, seq: id });
-  });
+  const call = <T>(m: object) =>
+    new Promise<T>((resolve, reject) => {
+      const id = ++seq;
+      pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      child.send({ ...m, seq: id });
+    });
   return { child, ...ready, call };
 }
 
@@ -54,28 +67,58 @@ async function stopServer(server: Server): Promise<void> {
   await exited;
 }
 
-interface Figures { rps: number; p50: number; p99: number; errors: number; non2xx: number; cpuUsPerRequest: number }
+interface Figures {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+  cpuUsPerRequest: number;
+}
 
 /** The server process's own CPU time (user + sys), in µs: steadier on a noisy machine than req/s. */
-const cpuOf = async (s: Server) => { const u = await s.call<{ user: number; system: number }>({ cmd: 'cpu' }); return u.user + u.system; };
+const cpuOf = async (s: Server) => {
+  const u = await s.call<{ user: number; system: number }>({ cmd: 'cpu' });
+  return u.user + u.system;
+};
 
-async function load(s: Server, url: string, opts: { headers?: Record<string, string>; method?: 'GET' | 'POST'; body?: string; requests?: autocannon.Request[] } = {}): Promise<Figures> {
+async function load(
+  s: Server,
+  url: string,
+  opts: { headers?: Record<string, string>; method?: 'GET' | 'POST'; body?: string; requests?: autocannon.Request[] } = {},
+): Promise<Figures> {
   const cpuBefore = await cpuOf(s);
   const r = await autocannon({
-    url, connections, duration: duration_s, method: opts.method ?? 'GET',
-    headers: { ...(opts.body ? { 'content-type': 'application/json' } : {}), ...opts.headers }, body: opts.body,
+    url,
+    connections,
+    duration: duration_s,
+    method: opts.method ?? 'GET',
+    headers: { ...(opts.body ? { 'content-type': 'application/json' } : {}), ...opts.headers },
+    body: opts.body,
     ...(opts.requests ? { requests: opts.requests } : {}),
   });
-  const cpuUsPerRequest = (await cpuOf(s) - cpuBefore) / Math.max(1, r.requests.total);
+  const cpuUsPerRequest = ((await cpuOf(s)) - cpuBefore) / Math.max(1, r.requests.total);
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx, cpuUsPerRequest };
 }
 
-const fmt = (f: Figures) => `${f.rps.toFixed(0).padStart(7)} req/s  p50 ${String(f.p50).padStart(3)} ms  p99 ${String(f.p99).padStart(3)} ms  cpu ${f.cpuUsPerRequest.toFixed(0).padStart(4)} µs/req${f.errors || f.non2xx ? `  (errors ${f.errors}, non-2xx ${f.non2xx})` : ''}`;
+const fmt = (f: Figures) =>
+  `${f.rps.toFixed(0).padStart(7)} req/s  p50 ${String(f.p50).padStart(3)} ms  p99 ${String(f.p99).padStart(3)} ms  cpu ${f.cpuUsPerRequest.toFixed(0).padStart(4)} µs/req${f.errors || f.non2xx ? `  (errors ${f.errors}, non-2xx ${f.non2xx})` : ''}`;
 const ops = (n: number) => `${n.toFixed(0).padStart(7)} ops/s`;
 const ratio = (a: number, b: number, target: string) => `${(a / b).toFixed(3)}   (target ${target})`;
 
-const pixSale = JSON.stringify({ amount: 15000, paymentMethod: 'PIX', customer: { name: 'Maria Silva', email: 'maria@example.com' }, items: [{ title: 'Curso', unitPrice: 15000, quantity: 1, tangible: false }] });
-const cardSale = JSON.stringify({ amount: 15000, paymentMethod: 'CREDIT_CARD', customer: { name: 'Maria Silva', email: 'maria@example.com' }, items: [{ title: 'Curso', unitPrice: 15000, quantity: 1, tangible: false }], card: { number: '4111111111111111', holderName: 'MARIA SILVA', expirationMonth: 12, expirationYear: 2030, cvv: '123' } });
+const pixSale = JSON.stringify({
+  amount: 15000,
+  paymentMethod: 'PIX',
+  customer: { name: 'Maria Silva', email: 'maria@example.com' },
+  items: [{ title: 'Curso', unitPrice: 15000, quantity: 1, tangible: false }],
+});
+const cardSale = JSON.stringify({
+  amount: 15000,
+  paymentMethod: 'CREDIT_CARD',
+  customer: { name: 'Maria Silva', email: 'maria@example.com' },
+  items: [{ title: 'Curso', unitPrice: 15000, quantity: 1, tangible: false }],
+  card: { number: '4111111111111111', holderName: 'MARIA SILVA', expirationMonth: 12, expirationYear: 2030, cvv: '123' },
+});
 
 async function balanceVsBare(s: Server, seller: Seller) {
   await load(s, `${s.gateway}/api/public/balance`, { headers: seller.headers }); // warm-up, discarded
@@ -87,7 +130,10 @@ async function balanceVsBare(s: Server, seller: Seller) {
 }
 
 async function salesVsBare(s: Server, seller: Seller) {
-  for (const [label, body, bareName, target] of [['PIX (BR Code + QR PNG)', pixSale, 'salePix', '≥ 0.5'], ['credit card', cardSale, 'saleCard', '≥ 0.6']] as const) {
+  for (const [label, body, bareName, target] of [
+    ['PIX (BR Code + QR PNG)', pixSale, 'salePix', '≥ 0.5'],
+    ['credit card', cardSale, 'saleCard', '≥ 0.6'],
+  ] as const) {
     const api = await load(s, `${s.gateway}/api/sales`, { method: 'POST', headers: seller.headers, body });
     const bare = await s.call<number>({ cmd: 'bare', name: bareName, sellerIds: [seller.id], concurrency: bare_concurrency, seconds: duration_s });
     console.log(`  POST /api/sales ${label.padEnd(22)} ${fmt(api)}`);
@@ -102,11 +148,16 @@ async function payVsBare(s: Server, seller: Seller) {
   const ids = await s.call<number[]>({ cmd: 'pendingSales', sellerId: seller.id, n: 40_000 });
   let next = 0;
   const api = await load(s, `${s.gateway}/admin/transactions/1/events`, {
-    method: 'POST', headers: { authorization: `Bearer ${s.adminToken}`, 'content-type': 'application/json' },
-    requests: [{ setupRequest: (req) => ({ ...req, path: `/admin/transactions/${ids[next++ % ids.length]}/events`, body: '{"event":"PAYMENT_CONFIRMED"}' }) }],
+    method: 'POST',
+    headers: { authorization: `Bearer ${s.adminToken}`, 'content-type': 'application/json' },
+    requests: [
+      { setupRequest: (req) => ({ ...req, path: `/admin/transactions/${ids[next++ % ids.length]}/events`, body: '{"event":"PAYMENT_CONFIRMED"}' }) },
+    ],
   });
   const bare = await s.call<number>({ cmd: 'bare', name: 'paySale', sellerIds: [seller.id], concurrency: bare_concurrency, seconds: duration_s });
-  console.log(`  pay sale (operator event, postings, outbox) ${fmt(api)}${next > ids.length ? '  (ran out of pending sales: some were no-ops)' : ''}`);
+  console.log(
+    `  pay sale (operator event, postings, outbox) ${fmt(api)}${next > ids.length ? '  (ran out of pending sales: some were no-ops)' : ''}`,
+  );
   console.log(`  bare SQL: update + journal + balance + outbox ${ops(bare)}`);
   console.log(`  ratio                                       ${ratio(api.rps, bare, '≥ 0.5')}`);
 }
@@ -116,10 +167,18 @@ async function cashoutsVsBare(s: Server, hot: Seller, spread: Seller[]) {
   const apiHot = await load(s, `${s.gateway}/api/public/cashout`, { method: 'POST', headers: hot.headers, body });
   let i = 0;
   const apiSpread = await load(s, `${s.gateway}/api/public/cashout`, {
-    method: 'POST', body, requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, ...spread[i++ % spread.length]!.headers } }) }],
+    method: 'POST',
+    body,
+    requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, ...spread[i++ % spread.length]!.headers } }) }],
   });
   const bareHot = await s.call<number>({ cmd: 'bare', name: 'cashout', sellerIds: [hot.id], concurrency: bare_concurrency, seconds: duration_s });
-  const bareSpread = await s.call<number>({ cmd: 'bare', name: 'cashout', sellerIds: spread.map((x) => x.id), concurrency: bare_concurrency, seconds: duration_s });
+  const bareSpread = await s.call<number>({
+    cmd: 'bare',
+    name: 'cashout',
+    sellerIds: spread.map((x) => x.id),
+    concurrency: bare_concurrency,
+    seconds: duration_s,
+  });
   console.log(`  cashout, one hot seller         ${fmt(apiHot)}`);
   console.log(`  bare conditional UPDATE + journal, hot     ${ops(bareHot)}   ratio ${(apiHot.rps / bareHot).toFixed(3)}`);
   console.log(`  cashout, spread over ${spread.length} sellers  ${fmt(apiSpread)}`);
@@ -151,12 +210,17 @@ async function delivery(s: Server, seller: Seller) {
   const timed = await s.call<number[]>({ cmd: 'pendingSales', sellerId: seller.id, n: 200 });
   const commits = await s.call<Record<string, number>>({ cmd: 'payTimed', ids: timed, gapMs: 5 });
   await new Promise((r) => setTimeout(r, 500));
-  const latencies = timed.map((id) => receipts.get(id)! - commits[id]!).filter(Number.isFinite).sort((a, b) => a - b);
+  const latencies = timed
+    .map((id) => receipts.get(id)! - commits[id]!)
+    .filter(Number.isFinite)
+    .sort((a, b) => a - b);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!.toFixed(1);
   await s.call({ cmd: 'workers', on: false });
   receiver.closeAllConnections();
   receiver.close();
-  console.log(`  webhook delivery throughput    ${throughput.toFixed(0).padStart(7)} deliveries/s (${receipts.size >= backlog ? backlog : receipts.size} of ${backlog})   (target ≥ 2000)`);
+  console.log(
+    `  webhook delivery throughput    ${throughput.toFixed(0).padStart(7)} deliveries/s (${Math.min(receipts.size, backlog)} of ${backlog})   (target ≥ 2000)`,
+  );
   console.log(`  commit → receipt latency       p50 ${pct(0.5)} ms  p99 ${pct(0.99)} ms  (${latencies.length} samples; target p50 ≤ 50 ms)`);
 }
 
@@ -186,12 +250,20 @@ function qrCost() {
     for (let i = 0; i < n; i++) qrPngDataUri(buildBrCode({ ...input, txid: newTxid() }));
     return (performance.now() - t) / n;
   }).sort((a, b) => a - b);
-  console.log(`\nBR Code + QR PNG: ${rounds[2]!.toFixed(3)} ms each (median of 5 rounds of ${n}; range ${rounds[0]!.toFixed(3)}–${rounds[4]!.toFixed(3)})   (target ≤ 0.3 ms)`);
+  console.log(
+    `\nBR Code + QR PNG: ${rounds[2]!.toFixed(3)} ms each (median of 5 rounds of ${n}; range ${rounds[0]!.toFixed(3)}–${rounds[4]!.toFixed(3)})   (target ≤ 0.3 ms)`,
+  );
 }
 
 async function postgresReachable(): Promise<boolean> {
   const client = new pg.Client({ connectionString: postgres_url, connectionTimeoutMillis: 1000 });
-  try { await client.connect(); await client.end(); return true; } catch { return false; }
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 console.log(`node ${process.version}, ${cpus().length} cores`);
@@ -202,7 +274,8 @@ if (await postgresReachable()) {
   await admin.connect();
   const name = `gw_bench_${process.pid}`;
   await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(postgres_url); url.pathname = `/${name}`;
+  const url = new URL(postgres_url);
+  url.pathname = `/${name}`;
   try {
     await scenario('PostgreSQL', url.toString());
   } finally {

@@ -1,20 +1,24 @@
 // The gateway (API role) and a bare Fastify route in one child process, plus the bare-SQL loops the
 // benchmark compares against: same pool, same concurrency, no HTTP, no validation, no domain code.
 import Fastify from 'fastify';
-import { loadConfig } from '../src/config.ts';
 import { buildApp } from '../src/app.ts';
-import { closeContext, createContext } from '../src/runtime.ts';
+import { loadConfig } from '../src/config.ts';
 import { post } from '../src/ledger/postings.ts';
+import { createDeliveryJob } from '../src/notifications/delivery.ts';
+import { closeContext, createContext } from '../src/runtime.ts';
 import { insertSeller, issueKey } from '../src/sellers/sellers-repo.ts';
 import { moveTransaction } from '../src/transactions/transitions.ts';
 import { WorkerRunner } from '../src/workers/runner.ts';
-import { createDeliveryJob } from '../src/notifications/delivery.ts';
-import { bareScenarios, type BareName } from './bare-sql.ts';
+import { type BareName, bareScenarios } from './bare-sql.ts';
 
 // Limits far above what autocannon can send, so figures measure the gateway, not its throttle.
 const config = loadConfig({
-  ...process.env, LOG_LEVEL: 'silent', PORT: '0', SANDBOX_AUTOPILOT: 'false',
-  RATE_LIMIT_PER_SECOND: '10000000', AUTH_FAILURES_PER_MINUTE: '10000000',
+  ...process.env,
+  LOG_LEVEL: 'silent',
+  PORT: '0',
+  SANDBOX_AUTOPILOT: 'false',
+  RATE_LIMIT_PER_SECOND: '10000000',
+  AUTH_FAILURES_PER_MINUTE: '10000000',
 });
 const ctx = await createContext(config);
 const app = await buildApp(ctx);
@@ -47,7 +51,15 @@ async function handle(m: Command): Promise<unknown> {
         const s = await ctx.db.tx(async (q) => {
           const seller = await insertSeller(q, { name: `Bench ${i}`, email: `bench${i}@example.com`, document: null });
           const key = await issueKey(q, seller.id);
-          if (m.fundCents > 0) await post(q, { kind: 'BENCH_FUNDING', sellerId: seller.id, lines: [{ account: 'customer_funds', amount: -m.fundCents }, { account: 'available', amount: m.fundCents }] });
+          if (m.fundCents > 0)
+            await post(q, {
+              kind: 'BENCH_FUNDING',
+              sellerId: seller.id,
+              lines: [
+                { account: 'customer_funds', amount: -m.fundCents },
+                { account: 'available', amount: m.fundCents },
+              ],
+            });
           return { id: seller.id, headers: { 'x-api-public-key': key.publicKey, 'x-api-private-key': key.privateKey } };
         });
         out.push(s);
@@ -60,9 +72,11 @@ async function handle(m: Command): Promise<unknown> {
       return bareScenarios.run(ctx.db, m.name, m.sellerIds, m.concurrency, m.seconds);
     case 'payAll': {
       const queue = [...m.ids];
-      await Promise.all(Array.from({ length: m.concurrency }, async () => {
-        for (let id = queue.pop(); id !== undefined; id = queue.pop()) await moveTransaction(ctx.db, id!, 'PAYMENT_CONFIRMED', new Date());
-      }));
+      await Promise.all(
+        Array.from({ length: m.concurrency }, async () => {
+          for (let id = queue.pop(); id !== undefined; id = queue.pop()) await moveTransaction(ctx.db, id!, 'PAYMENT_CONFIRMED', new Date());
+        }),
+      );
       return m.ids.length;
     }
     case 'payTimed': {
@@ -78,8 +92,14 @@ async function handle(m: Command): Promise<unknown> {
       await ctx.db.query("INSERT INTO webhooks (seller_id, url, types) VALUES ($1, $2, ARRAY['TRANSACTION'])", [m.sellerId, m.url]);
       return true;
     case 'workers':
-      if (m.on && !workers) { workers = new WorkerRunner(ctx, [createDeliveryJob()], app.log); await workers.start(); }
-      if (!m.on && workers) { await workers.stop(); workers = null; }
+      if (m.on && !workers) {
+        workers = new WorkerRunner(ctx, [createDeliveryJob()], app.log);
+        await workers.start();
+      }
+      if (!m.on && workers) {
+        await workers.stop();
+        workers = null;
+      }
       return true;
     case 'cpu':
       return process.cpuUsage();
@@ -93,6 +113,9 @@ async function handle(m: Command): Promise<unknown> {
 }
 
 process.on('message', (m: Command & { seq: number }) => {
-  handle(m).then((result) => process.send!({ seq: m.seq, result }), (error) => process.send!({ seq: m.seq, error: String(error?.stack ?? error) }));
+  handle(m).then(
+    (result) => process.send!({ seq: m.seq, result }),
+    (error) => process.send!({ seq: m.seq, error: String(error?.stack ?? error) }),
+  );
 });
 process.send!({ ready: { gateway, bare: bareAddress, adminToken: config.adminToken } });

@@ -4,10 +4,11 @@
 // TEST_CONCURRENCY overrides how many; the slowest files start first so none is left running alone
 // at the end. PROPERTY_RUNS (sequences of the money property test) and PROPERTY_SEED pass through
 // the environment to the tests.
+
+import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
 
 function find(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -31,10 +32,13 @@ const rank = (file) => {
 };
 
 const concurrency = Number(process.env.TEST_CONCURRENCY || DEFAULT_CONCURRENCY);
-if (!Number.isSafeInteger(concurrency) || concurrency < 1) throw new Error(`TEST_CONCURRENCY must be a positive integer, got ${process.env.TEST_CONCURRENCY}`);
+if (!Number.isSafeInteger(concurrency) || concurrency < 1)
+  throw new Error(`TEST_CONCURRENCY must be a positive integer, got ${process.env.TEST_CONCURRENCY}`);
 
 const filter = process.argv.slice(2);
-const files = find('test').filter((f) => filter.length === 0 || filter.some((w) => f.includes(w))).sort()
+const files = find('test')
+  .filter((f) => filter.length === 0 || filter.some((w) => f.includes(w)))
+  .sort()
   .sort((a, b) => rank(a) - rank(b)); // stable: alphabetical within a rank
 const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files], { stdio: 'inherit' });
 process.exit(result.status ?? 1);

@@ -1,26 +1,26 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
+import { cashoutAdminRoutes, cashoutRoutes } from './cashouts/routes.ts';
 import type { AppContext } from './context.ts';
 import { ApiError, errorBody } from './domain/errors.ts';
-import { handleError } from './http/errors.ts';
-import { operatorAuth, sellerAuth } from './http/auth.ts';
-import { createRateLimits, type MsClock } from './http/rate-limit.ts';
-import { registerMetrics } from './http/metrics.ts';
-import { healthRoutes } from './http/health-routes.ts';
-import { sellerAdminRoutes } from './sellers/admin-routes.ts';
-import { balanceRoutes } from './ledger/balance-routes.ts';
-import { ledgerAdminRoutes } from './ledger/admin-routes.ts';
-import { saleRoutes } from './sales/routes.ts';
-import { cashoutAdminRoutes, cashoutRoutes } from './cashouts/routes.ts';
-import { notificationRoutes } from './notifications/routes.ts';
 import { feeSettingsRoutes } from './fees/fee-settings.ts';
+import { operatorAuth, sellerAuth } from './http/auth.ts';
+import { handleError } from './http/errors.ts';
+import { healthRoutes } from './http/health-routes.ts';
+import { registerMetrics } from './http/metrics.ts';
+import { createRateLimits, type MsClock } from './http/rate-limit.ts';
+import { ledgerAdminRoutes } from './ledger/admin-routes.ts';
+import { balanceRoutes } from './ledger/balance-routes.ts';
 import { statementRoutes } from './ledger/statement-routes.ts';
-import { transactionRoutes } from './transactions/routes.ts';
+import { notificationRoutes } from './notifications/routes.ts';
+import { saleRoutes } from './sales/routes.ts';
+import { sellerAdminRoutes } from './sellers/admin-routes.ts';
 import { transactionAdminRoutes } from './transactions/admin-routes.ts';
+import { transactionRoutes } from './transactions/routes.ts';
 
 const body_limit_bytes = 1024 * 1024;
 // An idle keep-alive connection is closed after this; a client that comes back reconnects.
@@ -31,9 +31,17 @@ const max_headers_timeout_ms = 10_000;
 const connections_checking_interval_ms = 1000;
 
 export const log_redact_paths = [
-  'req.headers.authorization', 'req.headers["x-api-private-key"]',
-  'headers.authorization', 'headers["x-api-private-key"]',
-  'card', '*.card', '*.*.card', 'cvv', '*.cvv', 'cardNumber', '*.cardNumber',
+  'req.headers.authorization',
+  'req.headers["x-api-private-key"]',
+  'headers.authorization',
+  'headers["x-api-private-key"]',
+  'card',
+  '*.card',
+  '*.*.card',
+  'cvv',
+  '*.cvv',
+  'cardNumber',
+  '*.cardNumber',
 ];
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -139,7 +147,9 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
     const { status, body } = errorBody('NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`);
     void reply.status(status).send(body);
   });
-  app.addHook('onSend', async (request, reply) => { void reply.header('x-request-id', request.id); });
+  app.addHook('onSend', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+  });
   const metrics = registerMetrics(app);
 
   await app.register(swagger, {

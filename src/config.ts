@@ -1,5 +1,5 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PIX_KEY_MAX_LENGTH } from './domain/pix-keys.ts';
 
@@ -79,7 +79,12 @@ export function loadConfig(env: Env): Config {
   };
 }
 
-interface Secrets { adminToken: string; postbackSecret: string; pixReceiverKey: string | undefined; file: string | null }
+interface Secrets {
+  adminToken: string;
+  postbackSecret: string;
+  pixReceiverKey: string | undefined;
+  file: string | null;
+}
 
 function requiredSecrets(env: Env): Secrets {
   const adminToken = nonEmpty(env.ADMIN_TOKEN) ?? fail('ADMIN_TOKEN', 'is required with a PostgreSQL DATABASE_URL');
@@ -111,7 +116,7 @@ function embeddedSecrets(env: Env, dataDir: string): Secrets {
   const needsFile = Object.keys(generated).length > 0;
   if (needsFile && JSON.stringify({ ...stored, ...generated }) !== JSON.stringify(stored)) {
     mkdirSync(dataDir, { recursive: true });
-    writeFileSync(file, JSON.stringify({ ...stored, ...generated }, null, 2) + '\n', { mode: 0o600 });
+    writeFileSync(file, `${JSON.stringify({ ...stored, ...generated }, null, 2)}\n`, { mode: 0o600 });
     chmodSync(file, 0o600);
   }
   return { ...wanted, file: needsFile ? file : null };

@@ -1,9 +1,11 @@
 import type { Config } from './config.ts';
 import type { Db } from './db/db.ts';
-import type { ApiKeyAuthenticator } from './sellers/authenticator.ts';
 import type { Providers } from './providers/ports.ts';
+import type { ApiKeyAuthenticator } from './sellers/authenticator.ts';
 
-export interface Clock { now(): Date }
+export interface Clock {
+  now(): Date;
+}
 export const systemClock: Clock = { now: () => new Date() };
 
 /** Everything a route or worker needs, built once per process (or per test). */

@@ -1,12 +1,12 @@
-import { ConfigError, loadConfig, type Config, type Role } from './config.ts';
-import { buildApp, type App } from './app.ts';
-import { closeContext, createContext } from './runtime.ts';
-import { WorkerRunner } from './workers/runner.ts';
-import type { Job } from './workers/job.ts';
-import { createDeliveryJob } from './notifications/delivery.ts';
+import { type App, buildApp } from './app.ts';
 import { payoutAutopilotJob } from './cashouts/jobs.ts';
-import { cardAutopilotJob, expiryJob, reserveReleaseJob } from './transactions/jobs.ts';
+import { type Config, ConfigError, loadConfig, type Role } from './config.ts';
 import { idempotencyExpiryJob } from './http/idempotency.ts';
+import { createDeliveryJob } from './notifications/delivery.ts';
+import { closeContext, createContext } from './runtime.ts';
+import { cardAutopilotJob, expiryJob, reserveReleaseJob } from './transactions/jobs.ts';
+import type { Job } from './workers/job.ts';
+import { WorkerRunner } from './workers/runner.ts';
 
 const roles: Role[] = ['api', 'worker', 'all'];
 
@@ -24,9 +24,11 @@ async function main(): Promise<void> {
   }
   const workers = new WorkerRunner(ctx, role === 'api' ? [] : allJobs(config), app.log);
   await workers.start();
-  console.log(config.secretsFile
-    ? `operator token (ADMIN_TOKEN) and generated secrets are in ${config.secretsFile}`
-    : 'operator token: ADMIN_TOKEN from the environment');
+  console.log(
+    config.secretsFile
+      ? `operator token (ADMIN_TOKEN) and generated secrets are in ${config.secretsFile}`
+      : 'operator token: ADMIN_TOKEN from the environment',
+  );
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -44,8 +46,13 @@ async function main(): Promise<void> {
 
 /** The jobs this gateway runs; features add theirs here. */
 function allJobs(config: Config): Job[] {
-  return [createDeliveryJob(), expiryJob, reserveReleaseJob, idempotencyExpiryJob,
-    ...(config.sandboxAutopilot ? [cardAutopilotJob, payoutAutopilotJob] : [])];
+  return [
+    createDeliveryJob(),
+    expiryJob,
+    reserveReleaseJob,
+    idempotencyExpiryJob,
+    ...(config.sandboxAutopilot ? [cardAutopilotJob, payoutAutopilotJob] : []),
+  ];
 }
 
 main().catch((error) => {

@@ -1,10 +1,10 @@
-import type { Config } from './config.ts';
-import { systemClock, type AppContext, type Clock } from './context.ts';
-import { openDb } from './db/open.ts';
-import { migrate } from './db/migrate.ts';
-import { ApiKeyAuthenticator } from './sellers/authenticator.ts';
-import { sandboxProviders } from './providers/sandbox.ts';
 import { createHmac } from 'node:crypto';
+import type { Config } from './config.ts';
+import { type AppContext, type Clock, systemClock } from './context.ts';
+import { migrate } from './db/migrate.ts';
+import { openDb } from './db/open.ts';
+import { sandboxProviders } from './providers/sandbox.ts';
+import { ApiKeyAuthenticator } from './sellers/authenticator.ts';
 
 /** Opens the database, applies migrations and wires the shared services of one process. */
 export async function createContext(config: Config, clock: Clock = systemClock): Promise<AppContext> {
@@ -16,8 +16,13 @@ export async function createContext(config: Config, clock: Clock = systemClock):
     // Derived, so no extra secret to manage; rotating POSTBACK_SECRET re-keys future fingerprints.
     const derive = (purpose: string) => createHmac('sha256', config.postbackSecret).update(purpose).digest('hex');
     return {
-      config, db, clock, authenticator, providers: sandboxProviders(config),
-      cardFingerprintKey: derive('card-fingerprint-v1'), requestFingerprintKey: derive('request-fingerprint-v1'),
+      config,
+      db,
+      clock,
+      authenticator,
+      providers: sandboxProviders(config),
+      cardFingerprintKey: derive('card-fingerprint-v1'),
+      requestFingerprintKey: derive('request-fingerprint-v1'),
     };
   } catch (error) {
     await db.close();

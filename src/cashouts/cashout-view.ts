@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
-import { centsToReaisString } from '../domain/money.ts';
 import { CASHOUT_STATUSES } from '../domain/cashout-states.ts';
+import { centsToReaisString } from '../domain/money.ts';
+import type { CashoutForNotification } from '../domain/notification-payloads.ts';
 import { PIX_KEY_TYPES } from '../domain/pix-keys.ts';
 import { StringEnum } from '../http/router.ts';
-import type { CashoutForNotification } from '../domain/notification-payloads.ts';
 import type { CashoutRow } from './cashouts-repo.ts';
 
 const Reais = Type.String({ description: 'reais with two decimals', pattern: '^-?\\d+\\.\\d{2}$' });
@@ -34,10 +34,21 @@ export function cashoutView(row: CashoutRow) {
 }
 
 /** The cashout as its WITHDRAWAL webhook describes it (spec Events §3). */
-export function cashoutForNotification(row: CashoutRow, seller: { name: string; email: string }): CashoutForNotification & { status: CashoutRow['status'] } {
+export function cashoutForNotification(
+  row: CashoutRow,
+  seller: { name: string; email: string },
+): CashoutForNotification & { status: CashoutRow['status'] } {
   return {
-    id: row.id, sellerId: row.seller_id, amount: row.amount, pixKey: row.pix_key, pixKeyType: row.pix_key_type,
-    status: row.status, externalId: row.external_id, createdAt: row.created_at, updatedAt: row.updated_at,
-    processedAt: row.processed_at, user: { id: row.seller_id, name: seller.name, email: seller.email },
+    id: row.id,
+    sellerId: row.seller_id,
+    amount: row.amount,
+    pixKey: row.pix_key,
+    pixKeyType: row.pix_key_type,
+    status: row.status,
+    externalId: row.external_id,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    processedAt: row.processed_at,
+    user: { id: row.seller_id, name: seller.name, email: seller.email },
   };
 }

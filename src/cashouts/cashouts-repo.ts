@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/db.ts';
 import { maybeOne } from '../db/sql.ts';
-import type { CashoutEvent, CashoutStatus } from '../domain/cashout-states.ts';
 import type { CashoutMoney } from '../domain/cashout-postings.ts';
+import type { CashoutEvent, CashoutStatus } from '../domain/cashout-states.ts';
 import type { PixKeyType } from '../domain/pix-keys.ts';
 
 export interface CashoutRow {

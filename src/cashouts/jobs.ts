@@ -13,10 +13,20 @@ export const payoutAutopilotJob: Job = {
   async run(ctx) {
     const now = ctx.clock.now();
     return ctx.db.tx(async (q) => {
-      const ready = await q.query<{ id: number; status: string; amount: number; pix_key: string; pix_key_type: string; outcome: PayoutOutcome | null }>(`
+      const ready = await q.query<{
+        id: number;
+        status: string;
+        amount: number;
+        pix_key: string;
+        pix_key_type: string;
+        outcome: PayoutOutcome | null;
+      }>(
+        `
         SELECT id, status, amount, pix_key, pix_key_type, provider_data->>'sandboxOutcome' AS outcome FROM cashouts
         WHERE status IN ('PENDING', 'PROCESSING') AND updated_at <= $1
-        ORDER BY updated_at LIMIT $2 FOR UPDATE SKIP LOCKED`, [new Date(now.getTime() - autopilot_step_ms), batch_size]);
+        ORDER BY updated_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [new Date(now.getTime() - autopilot_step_ms), batch_size],
+      );
       for (const c of ready.rows) {
         if (c.status === 'PENDING') {
           // Persisted first (PENDING), then sent, then updated with what the provider answered.

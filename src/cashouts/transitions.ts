@@ -1,14 +1,14 @@
 import type { Queryable } from '../db/db.ts';
 import { CONFLICT, retryOnConflict } from '../db/optimistic.ts';
 import { maybeOne, one, run, sql } from '../db/sql.ts';
-import { applyCashoutEvent, CASHOUT_FINAL_STATUSES, type CashoutEvent, type CashoutStatus } from '../domain/cashout-states.ts';
 import { cashoutMovePosting } from '../domain/cashout-postings.ts';
+import { applyCashoutEvent, CASHOUT_FINAL_STATUSES, type CashoutEvent, type CashoutStatus } from '../domain/cashout-states.ts';
 import type { Posting } from '../domain/ledger.ts';
 import { cashoutTargets, type OutboxTarget, type WebhookTarget } from '../domain/notification-payloads.ts';
 import { postingsCte } from '../ledger/postings.ts';
 import { outboxCte } from '../notifications/outbox.ts';
 import { cashoutForNotification } from './cashout-view.ts';
-import { cashoutMoney, type CashoutRow } from './cashouts-repo.ts';
+import { type CashoutRow, cashoutMoney } from './cashouts-repo.ts';
 
 export type CashoutMoveResult =
   | { kind: 'moved'; row: CashoutRow; from: CashoutStatus }
@@ -17,10 +17,19 @@ export type CashoutMoveResult =
   | { kind: 'not_found' };
 
 /** What the payout provider said when it took the cashout. */
-export interface ProviderUpdate { externalId: string; providerData: Record<string, unknown> }
+export interface ProviderUpdate {
+  externalId: string;
+  providerData: Record<string, unknown>;
+}
 
 /** Everything one cashout move writes, decided in memory from the row as read. */
-export interface CashoutMovePlan { after: CashoutRow; event: CashoutEvent; at: Date; postings: Posting[]; outbox: OutboxTarget[] }
+export interface CashoutMovePlan {
+  after: CashoutRow;
+  event: CashoutEvent;
+  at: Date;
+  postings: Posting[];
+  outbox: OutboxTarget[];
+}
 
 interface CashoutMoveInput {
   row: CashoutRow;
@@ -51,24 +60,42 @@ export async function moveCashout(q: Queryable, id: number, event: CashoutEvent,
     if (outcome.kind === 'noop') return { kind: 'noop', row: before } as const;
     if (outcome.kind === 'refused') return { kind: 'refused', row: before, reason: outcome.reason } as const;
     const plan = planCashoutMove(input, outcome.to, event, at, provider);
-    return (await writeMove(q, input, plan)) ? { kind: 'moved', row: plan.after, from: before.status } as const : CONFLICT;
+    return (await writeMove(q, input, plan)) ? ({ kind: 'moved', row: plan.after, from: before.status } as const) : CONFLICT;
   });
 }
 
 /** Pure: the row after the move, its posting (CONTRACT §5) and its outbox rows (CONTRACT §9). */
-export function planCashoutMove(input: CashoutMoveInput, to: CashoutStatus, event: CashoutEvent, at: Date, provider?: ProviderUpdate): CashoutMovePlan {
+export function planCashoutMove(
+  input: CashoutMoveInput,
+  to: CashoutStatus,
+  event: CashoutEvent,
+  at: Date,
+  provider?: ProviderUpdate,
+): CashoutMovePlan {
   const before = input.row;
   const after: CashoutRow = {
-    ...before, status: to, last_event: event, updated_at: at,
+    ...before,
+    status: to,
+    last_event: event,
+    updated_at: at,
     processed_at: (CASHOUT_FINAL_STATUSES as readonly string[]).includes(to) ? at : before.processed_at,
-    external_id: provider?.externalId ?? before.external_id, provider_data: provider?.providerData ?? before.provider_data,
+    external_id: provider?.externalId ?? before.external_id,
+    provider_data: provider?.providerData ?? before.provider_data,
   };
   const posting = cashoutMovePosting(cashoutMoney(after), to);
-  return { after, event, at, postings: posting ? [posting] : [], outbox: cashoutTargets(cashoutForNotification(after, input.seller), input.webhooks) };
+  return {
+    after,
+    event,
+    at,
+    postings: posting ? [posting] : [],
+    outbox: cashoutTargets(cashoutForNotification(after, input.seller), input.webhooks),
+  };
 }
 
 async function readForMove(q: Queryable, id: number): Promise<CashoutMoveInput | null> {
-  const r = await q.query<CashoutRow & { row_version: string; seller_name: string; seller_email: string; webhooks_json: WebhookTarget[] }>(read_sql, [id]);
+  const r = await q.query<CashoutRow & { row_version: string; seller_name: string; seller_email: string; webhooks_json: WebhookTarget[] }>(read_sql, [
+    id,
+  ]);
   const found = maybeOne(r);
   if (!found) return null;
   const { row_version, seller_name, seller_email, webhooks_json, ...row } = found;
@@ -79,7 +106,9 @@ async function readForMove(q: Queryable, id: number): Promise<CashoutMoveInput |
 async function writeMove(q: Queryable, input: CashoutMoveInput, plan: CashoutMovePlan): Promise<boolean> {
   const a = plan.after;
   const move = { sellerId: a.seller_id, transactionId: null, cashoutId: a.id, status: a.status, previous: input.row.status, at: plan.at };
-  const r = await run<{ moved: number }>(q, sql`
+  const r = await run<{ moved: number }>(
+    q,
+    sql`
     WITH moved AS (
       UPDATE cashouts SET status = ${a.status}, last_event = ${a.last_event}, updated_at = ${a.updated_at}, processed_at = ${a.processed_at},
         external_id = ${a.external_id}, provider_data = ${a.provider_data === null ? null : JSON.stringify(a.provider_data)}::jsonb
@@ -89,6 +118,7 @@ async function writeMove(q: Queryable, input: CashoutMoveInput, plan: CashoutMov
       INSERT INTO cashout_events (cashout_id, event, from_status, to_status, created_at)
       SELECT id, ${plan.event}::text, ${input.row.status}::text, ${a.status}::text, ${plan.at}::timestamptz FROM moved
     ), ${postingsCte(plan.postings, 'moved')}, ${outboxCte(move, plan.outbox, 'moved')}
-    SELECT (SELECT count(*) FROM moved)::int AS moved, (SELECT count(*) FROM woken)::int AS woken`);
+    SELECT (SELECT count(*) FROM moved)::int AS moved, (SELECT count(*) FROM woken)::int AS woken`,
+  );
   return one(r).moved === 1;
 }

@@ -19,7 +19,10 @@ export class Availability {
    * `probe` must settle within about a second. `onTrip` cuts what is in flight, so requests
    * stuck on a partitioned connection answer now rather than at their own timeout.
    */
-  constructor(private readonly probe: () => Promise<unknown>, private readonly onTrip: () => void) {}
+  constructor(
+    private readonly probe: () => Promise<unknown>,
+    private readonly onTrip: () => void,
+  ) {}
 
   get available(): boolean {
     return this.up;

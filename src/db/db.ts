@@ -44,7 +44,11 @@ export interface Db extends Queryable {
  * an unfinished transaction is rolled back by the server when its connection goes.
  */
 export class DatabaseUnavailableError extends Error {
-  constructor(message: string, readonly connectionLost: boolean, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly connectionLost: boolean,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.name = 'DatabaseUnavailableError';
   }

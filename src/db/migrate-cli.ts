@@ -1,6 +1,6 @@
 import { loadConfig } from '../config.ts';
-import { openDb } from './open.ts';
 import { migrate } from './migrate.ts';
+import { openDb } from './open.ts';
 
 const config = loadConfig(process.env);
 const db = await openDb(config.databaseUrl, config.dataDir);

@@ -2,7 +2,9 @@ import type { Db } from './db.ts';
 import { openPglite } from './pglite.ts';
 import { openPostgres } from './postgres.ts';
 
-export interface OpenOptions { poolSize?: number }
+export interface OpenOptions {
+  poolSize?: number;
+}
 
 /** PostgreSQL for a postgres:// URL; otherwise the embedded PGlite, in DATA_DIR or in memory. */
 export async function openDb(url: string | undefined, dataDir: string, options: OpenOptions = {}): Promise<Db> {

@@ -1,6 +1,6 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { Availability } from './availability.ts';
-import { backoffMs, quoteIdent, type ListenHandlers } from './db.ts';
+import { backoffMs, type ListenHandlers, quoteIdent } from './db.ts';
 
 const reconnect_base_ms = 100;
 const reconnect_cap_ms = 2_000;
@@ -30,15 +30,18 @@ export class PgListener {
   private failures = 0;
   private closed = false;
 
-  constructor(private readonly newClient: () => pg.Client, private readonly availability: Availability) {}
+  constructor(
+    private readonly newClient: () => pg.Client,
+    private readonly availability: Availability,
+  ) {}
 
   get listening(): boolean {
     return this.client !== null;
   }
 
   async subscribe(channel: string, handlers: ListenHandlers): Promise<() => Promise<void>> {
-    let set = this.subscribers.get(channel);
-    if (!set) this.subscribers.set(channel, (set = new Set()));
+    const set = this.subscribers.get(channel) ?? new Set<ListenHandlers>();
+    this.subscribers.set(channel, set);
     set.add(handlers);
     await this.connect(); // at once when connected; else one attempt, then the reconnect loop
     await this.listenOn(channel);
@@ -77,7 +80,9 @@ export class PgListener {
   /** One attempt at a time; failure schedules the next on the one timer. */
   private connect(): Promise<void> {
     if (this.client) return Promise.resolve();
-    this.connecting ??= this.attempt().finally(() => { this.connecting = null; });
+    this.connecting ??= this.attempt().finally(() => {
+      this.connecting = null;
+    });
     return this.connecting;
   }
 
@@ -132,10 +137,13 @@ export class PgListener {
 
   private schedule(): void {
     if (this.timer || this.closed || this.subscribers.size === 0) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      void this.connect();
-    }, backoffMs(this.failures, reconnect_base_ms, reconnect_cap_ms));
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        void this.connect();
+      },
+      backoffMs(this.failures, reconnect_base_ms, reconnect_cap_ms),
+    );
     this.timer.unref();
   }
 
@@ -144,12 +152,15 @@ export class PgListener {
     this.stopHeartbeat();
     this.heartbeat = setTimeout(() => {
       client.query({ text: 'SELECT 1', query_timeout: heartbeat_timeout_ms } as pg.QueryConfig).then(
-        () => { if (this.client === client) this.startHeartbeat(client); },
+        () => {
+          if (this.client === client) this.startHeartbeat(client);
+        },
         () => {
           if (this.client !== client) return;
           this.availability.trip();
           this.lost(client);
-        });
+        },
+      );
     }, heartbeat_interval_ms);
     this.heartbeat.unref();
   }

@@ -23,7 +23,9 @@ export async function openPglite(dir: string): Promise<Db> {
     tx: (fn) => db.transaction((t) => fn(wrap(t))),
     async listen(channel, handlers) {
       const unlisten = await db.listen(channel, handlers.onPayload);
-      return async () => { await unlisten().catch(() => {}); };
+      return async () => {
+        await unlisten().catch(() => {});
+      };
     },
     close: () => db.close(),
   };

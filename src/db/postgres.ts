@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { Availability } from './availability.ts';
-import { DatabaseUnavailableError, isRetryable, type Db, type QueryResult, type Queryable, type TxOptions } from './db.ts';
+import { DatabaseUnavailableError, type Db, isRetryable, type Queryable, type QueryResult, type TxOptions } from './db.ts';
 import { destroyClient, heartbeat_timeout_ms, PgListener } from './pg-listener.ts';
 
 // Every wait on the database is bounded; the server enforces the statement limits itself, and the
@@ -13,8 +13,7 @@ const idle_in_transaction_timeout_ms = 10_000;
 const tx_max_attempts = 5;
 
 // Errors that say the server could not be reached at all: trip, so others fail fast.
-const unreachable_codes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ETIMEDOUT',
-  '57P03', '53300']); // cannot_connect_now (starting or shutting down), too_many_connections
+const unreachable_codes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ETIMEDOUT', '57P03', '53300']); // cannot_connect_now (starting or shutting down), too_many_connections
 // Errors that say this one connection is gone.
 const lost_codes = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', '57P01', '57P02']); // admin_shutdown, crash_shutdown
 const lost_messages = /Connection terminated|not queryable|Client was closed/;
@@ -62,11 +61,13 @@ function statementName(sql: string): string {
 /** A pool whose every wait is bounded, and the set of its clients checked out now. */
 function boundedPool(url: string, poolSize: number): { pool: pg.Pool; checkedOut: Set<pg.PoolClient> } {
   const types = {
-    getTypeParser: (oid: number, format?: 'text' | 'binary') =>
-      oid === 20 ? parseInt8 : pg.types.getTypeParser(oid, format),
+    getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === 20 ? parseInt8 : pg.types.getTypeParser(oid, format)),
   };
   const pool = new pg.Pool({
-    connectionString: url, max: poolSize, types, keepAlive: true,
+    connectionString: url,
+    max: poolSize,
+    types,
+    keepAlive: true,
     connectionTimeoutMillis: connect_timeout_ms,
     statement_timeout: statement_timeout_ms,
     query_timeout: statement_timeout_ms + read_timeout_margin_ms,
@@ -86,7 +87,12 @@ function boundedPool(url: string, poolSize: number): { pool: pg.Pool; checkedOut
 type Runner = <T>(client: pg.PoolClient, sql: string, params?: unknown[], readTimeoutMs?: number) => Promise<QueryResult<T>>;
 
 /** fn in one transaction on one client, retried on serialization failures and deadlocks. */
-async function inTransaction<T>(connect: () => Promise<pg.PoolClient>, run: Runner, fn: (q: Queryable) => Promise<T>, options: TxOptions): Promise<T> {
+async function inTransaction<T>(
+  connect: () => Promise<pg.PoolClient>,
+  run: Runner,
+  fn: (q: Queryable) => Promise<T>,
+  options: TxOptions,
+): Promise<T> {
   const readTimeoutMs = options.timeoutMs ? options.timeoutMs + read_timeout_margin_ms : undefined;
   for (let attempt = 1; ; attempt++) {
     const client = await connect();
@@ -101,7 +107,10 @@ async function inTransaction<T>(connect: () => Promise<pg.PoolClient>, run: Runn
     } catch (error) {
       // A lost connection is not rolled back by us (it cannot be): the server does it.
       if (error instanceof DatabaseUnavailableError && error.connectionLost) broken = error;
-      else await client.query('ROLLBACK').catch((e: Error) => { broken = e; });
+      else
+        await client.query('ROLLBACK').catch((e: Error) => {
+          broken = e;
+        });
       if (broken || !isRetryable(error) || attempt >= tx_max_attempts) throw error;
     } finally {
       client.release(broken); // with an error, the pool discards the client
@@ -114,20 +123,27 @@ export function openPostgres(url: string, poolSize: number): Db {
   const availability = new Availability(
     () => pool.query({ text: 'SELECT 1', query_timeout: heartbeat_timeout_ms } as pg.QueryConfig),
     // Statements in flight when the database vanished would each wait for their own timeout.
-    () => { for (const c of checkedOut) destroyClient(c); });
+    () => {
+      for (const c of checkedOut) destroyClient(c);
+    },
+  );
   const listener = new PgListener(
-    () => new pg.Client({ connectionString: url, connectionTimeoutMillis: connect_timeout_ms, keepAlive: true }), availability);
+    () => new pg.Client({ connectionString: url, connectionTimeoutMillis: connect_timeout_ms, keepAlive: true }),
+    availability,
+  );
 
   const connect = async () => {
     if (!availability.available) throw new DatabaseUnavailableError('database unreachable', false);
-    return pool.connect().catch((error) => { throw connectFailure(error, availability); });
+    return pool.connect().catch((error) => {
+      throw connectFailure(error, availability);
+    });
   };
   const run: Runner = async <T>(client: pg.PoolClient, sql: string, params?: unknown[], readTimeoutMs?: number) => {
     if (!availability.available) throw new DatabaseUnavailableError('database unreachable', false);
     // Parameterized statements are prepared once per connection: the big CTE statements of the
     // ledger and sale paths are then parsed and planned once, not on every call.
-    const config: pg.QueryConfig & { query_timeout?: number } = params && params.length > 0
-      ? { name: statementName(sql), text: sql, values: params } : { text: sql };
+    const config: pg.QueryConfig & { query_timeout?: number } =
+      params && params.length > 0 ? { name: statementName(sql), text: sql, values: params } : { text: sql };
     if (readTimeoutMs) config.query_timeout = readTimeoutMs;
     try {
       const r = await client.query(config);
@@ -139,8 +155,12 @@ export function openPostgres(url: string, poolSize: number): Db {
 
   return {
     kind: 'postgres',
-    get listening() { return listener.listening; },
-    get available() { return availability.available; },
+    get listening() {
+      return listener.listening;
+    },
+    get available() {
+      return availability.available;
+    },
     async query(sql, params) {
       const client = await connect();
       let lost: Error | undefined;

@@ -1,4 +1,4 @@
-import type { QueryResult, Queryable } from './db.ts';
+import type { Queryable, QueryResult } from './db.ts';
 
 /**
  * A piece of SQL with its values, written as a tagged template: `sql\`... WHERE id = ${id}\``.
@@ -7,7 +7,10 @@ import type { QueryResult, Queryable } from './db.ts';
  * `$n`. The text depends only on the template, never on the values, so it is prepared once.
  */
 export class Sql {
-  constructor(readonly strings: readonly string[], readonly values: readonly unknown[]) {}
+  constructor(
+    readonly strings: readonly string[],
+    readonly values: readonly unknown[],
+  ) {}
 
   /** The statement text with $1… placeholders, and its parameters in order. */
   build(): { text: string; params: unknown[] } {

@@ -72,13 +72,13 @@ function jsonData(value: unknown, depth: number, limits: BodyLimits): unknown {
 const ARTICLE: Record<string, string> = { integer: 'an', object: 'an', array: 'an', null: '' };
 const typeName = (type: string): string => `${ARTICLE[type] ?? 'a'} ${type}`.trim();
 
-const unescape = (part: string): string => part.replace(/~1/g, '/').replace(/~0/g, '~');
+const unescapePointer = (part: string): string => part.replace(/~1/g, '/').replace(/~0/g, '~');
 
 /** The sub-schema a JSON pointer such as `#/properties/items/items/properties/title` names. */
 function schemaAt(root: TSchema, pointer: string): Obj | undefined {
   let at: unknown = root;
   for (const part of pointer.split('/').slice(1)) {
-    at = typeof at === 'object' && at !== null ? (at as Obj)[unescape(part)] : undefined;
+    at = typeof at === 'object' && at !== null ? (at as Obj)[unescapePointer(part)] : undefined;
   }
   return typeof at === 'object' && at !== null ? (at as Obj) : undefined;
 }
@@ -97,8 +97,7 @@ function wording(root: TSchema, e: TLocalizedValidationError): string {
  */
 const unionEcho = (e: TLocalizedValidationError): boolean => e.keyword === 'anyOf' || (e.keyword === 'type' && e.params.type === 'null');
 
-const fieldOf = (instancePath: string): string =>
-  instancePath.split('/').slice(1).map(unescape).join('.') || 'body';
+const fieldOf = (instancePath: string): string => instancePath.split('/').slice(1).map(unescapePointer).join('.') || 'body';
 
 /** One message per field, in the order the schema reports them. */
 function details(root: TSchema, errors: TLocalizedValidationError[]): FieldError[] {
@@ -117,8 +116,7 @@ function details(root: TSchema, errors: TLocalizedValidationError[]): FieldError
     if (e.keyword === 'maxItems' || e.keyword === 'minItems') lengthRefused.push(`${field}.`);
   }
   // An array of the wrong length is the one useful error; its elements' errors would bury it.
-  return [...byField].filter(([field]) => !lengthRefused.some((prefix) => field.startsWith(prefix)))
-    .map(([field, message]) => ({ field, message }));
+  return [...byField].filter(([field]) => !lengthRefused.some((prefix) => field.startsWith(prefix))).map(([field, message]) => ({ field, message }));
 }
 
 /** Compiles `schema` once; the checker never throws, whatever `body` is. */

@@ -5,11 +5,19 @@
  * Barcode: bank(3) currency(1) DV(1) factor(4) amount(10) free field(25).
  * Linha: [bank currency free 1-5 DV] [free 6-15 DV] [free 16-25 DV] [general DV] [factor amount].
  */
-import { ok, refuse, type Refused, type Result } from './result.ts';
+
 import { dateOfEpochDay, epochDay } from './calendar.ts';
+import { ok, type Refused, type Result, refuse } from './result.ts';
 
 export type BuildBoletoInput = { bankCode: string; amountCents: number; dueDate: string; freeField: string };
-export interface DigitableLine { digitableLine: string; barcode: string; bankCode: string; factor: number; amountCents: number; freeField: string }
+export interface DigitableLine {
+  digitableLine: string;
+  barcode: string;
+  bankCode: string;
+  factor: number;
+  amountCents: number;
+  freeField: string;
+}
 
 /** Real (BRL). */
 const CURRENCY = '9';
@@ -122,7 +130,11 @@ export function parseDigitableLine(line: string): Result<DigitableLine> {
   if (typeof line !== 'string') return badLine('linha digitável must be a string');
   const digits = line.replace(/[.\s]/g, '');
   if (!/^\d{47}$/.test(digits)) return badLine('linha digitável must have 47 digits');
-  const fields: [number, number][] = [[0, 9], [10, 20], [21, 31]];
+  const fields: [number, number][] = [
+    [0, 9],
+    [10, 20],
+    [21, 31],
+  ];
   for (const [start, end] of fields) {
     if (mod10(digits.slice(start, end)) !== Number(digits[end])) return badLine(`wrong check digit at position ${end + 1}`);
   }

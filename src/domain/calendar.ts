@@ -7,7 +7,10 @@ const day_ms = 86_400_000;
 
 // Built once: constructing an Intl formatter is far costlier than using one.
 const sao_paulo_day = new Intl.DateTimeFormat('en-CA', {
-  timeZone: 'America/Sao_Paulo', year: 'numeric', month: '2-digit', day: '2-digit',
+  timeZone: 'America/Sao_Paulo',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
 });
 
 /** The calendar date (YYYY-MM-DD) in America/Sao_Paulo at `now`. */

@@ -4,10 +4,10 @@
  */
 import { Type } from 'typebox';
 import { bodyChecker, isPlainObject } from './body-schema.ts';
-import { cashoutFees, type CashoutFees, type FeeSchedule } from './fees.ts';
+import { type CashoutFees, cashoutFees, type FeeSchedule } from './fees.ts';
 import { parseReaisToCents } from './money.ts';
 import { normalizePixKey, PIX_KEY_MAX_LENGTH, PIX_KEY_TYPES, type PixKeyType } from './pix-keys.ts';
-import { ok, refuse, type Result } from './result.ts';
+import { ok, type Result, refuse } from './result.ts';
 
 export const cashout_min_cents = 10_000; // R$ 100,00
 export const cashout_max_cents = 10_000_000; // R$ 100.000,00
@@ -18,7 +18,8 @@ const amount_rule = 'reais as a number, or a string such as "150.50": greater th
 export const CashoutBody = Type.Object({
   amount: Type.Union([Type.Number({ description: amount_rule }), Type.String({ pattern: '^\\d+(\\.\\d{1,2})?$', description: amount_rule })]),
   pixKey: Type.String({
-    minLength: pix_key_min_length, maxLength: PIX_KEY_MAX_LENGTH,
+    minLength: pix_key_min_length,
+    maxLength: PIX_KEY_MAX_LENGTH,
     description: `a string of ${pix_key_min_length} to ${PIX_KEY_MAX_LENGTH} characters`,
   }),
   pixKeyType: Type.Optional(Type.Union([Type.Enum(PIX_KEY_TYPES, { description: 'default CPF' }), Type.Null()])),
@@ -26,7 +27,11 @@ export const CashoutBody = Type.Object({
 
 const checkCashoutBody = bodyChecker(CashoutBody, { depth: 1, maxItems: 0 });
 
-export interface CashoutRequest { amount: number; pixKey: string; pixKeyType: PixKeyType }
+export interface CashoutRequest {
+  amount: number;
+  pixKey: string;
+  pixKeyType: PixKeyType;
+}
 
 /** Steps 2 and 3: the body's shape, then the key for its type. */
 export function parseCashoutRequest(body: unknown): Result<CashoutRequest> {
@@ -42,7 +47,11 @@ export function parseCashoutRequest(body: unknown): Result<CashoutRequest> {
   return ok({ amount: amount.value, pixKey: key.value, pixKeyType: type });
 }
 
-export interface SellerCashoutSettings { apiWithdrawalEnabled: boolean; transferAllowed: boolean; feeSchedule: FeeSchedule }
+export interface SellerCashoutSettings {
+  apiWithdrawalEnabled: boolean;
+  transferAllowed: boolean;
+  feeSchedule: FeeSchedule;
+}
 
 /** Steps 4 to 7: the seller's permissions, then the limits; answers the fees when all pass. */
 export function checkCashoutPolicy(request: CashoutRequest, seller: SellerCashoutSettings): Result<CashoutFees> {

@@ -21,9 +21,7 @@ export const CASHOUT_TRANSITIONS: readonly TransitionRow<CashoutStatus, CashoutE
 export const CASHOUT_FINAL_STATUSES = ['COMPLETED', 'CANCELLED', 'REJECTED'] as const satisfies readonly CashoutStatus[];
 
 /** Statuses sent to WITHDRAWAL webhooks (spec Events §3; PENDING, the creation status, is not). */
-export const CASHOUT_NOTIFYING_STATUSES = [
-  'PROCESSING', 'COMPLETED', 'REJECTED', 'CANCELLED',
-] as const satisfies readonly CashoutStatus[];
+export const CASHOUT_NOTIFYING_STATUSES = ['PROCESSING', 'COMPLETED', 'REJECTED', 'CANCELLED'] as const satisfies readonly CashoutStatus[];
 
 export interface CashoutState {
   status: CashoutStatus;

@@ -7,23 +7,35 @@ const minute = 60 * second;
 const hour = 60 * minute;
 
 export const default_retry_delays_ms: readonly number[] = [
-  5 * second, 5 * minute, 30 * minute, 2 * hour, 5 * hour, 10 * hour, 10 * hour,
-  12 * hour, 12 * hour, 12 * hour, 12 * hour,
+  5 * second,
+  5 * minute,
+  30 * minute,
+  2 * hour,
+  5 * hour,
+  10 * hour,
+  10 * hour,
+  12 * hour,
+  12 * hour,
+  12 * hour,
+  12 * hour,
 ];
 const jitter_ratio = 0.1;
 
 export type AttemptResult = { ok: true; status: number } | { ok: false; status: number | null; error: string };
 
-export type NextStep =
-  | { kind: 'delivered' }
-  | { kind: 'retry'; at: Date }
-  | { kind: 'failed' };
+export type NextStep = { kind: 'delivered' } | { kind: 'retry'; at: Date } | { kind: 'failed' };
 
 /**
  * What follows attempt number `attempts` (1-based). Any 2xx is delivered; 410 Gone stops at once;
  * anything else retries while the schedule lasts. `random` is injectable for tests.
  */
-export function nextStep(result: AttemptResult, attempts: number, now: Date, delays: readonly number[] = default_retry_delays_ms, random = Math.random): NextStep {
+export function nextStep(
+  result: AttemptResult,
+  attempts: number,
+  now: Date,
+  delays: readonly number[] = default_retry_delays_ms,
+  random = Math.random,
+): NextStep {
   if (result.ok) return { kind: 'delivered' };
   if (result.status === 410) return { kind: 'failed' };
   const delay = delays[attempts - 1];

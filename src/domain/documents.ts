@@ -4,7 +4,7 @@
  * Rules and vectors: docs BRAZIL.md (CPF 52998224725, CNPJ 11222333000181 and 12ABC34501DE35).
  */
 
-import { ok, refuse, type Result } from './result.ts';
+import { ok, type Result, refuse } from './result.ts';
 
 const CPF_SHAPE = /^\d{11}$/;
 // Receita Federal's alphanumeric CNPJ: 12 characters [0-9A-Z], then two numeric check digits.

@@ -26,14 +26,21 @@ export const PUBLIC_ERRORS = {
 
 export type PublicErrorCode = keyof typeof PUBLIC_ERRORS;
 
-export interface FieldError { field: string; message: string }
+export interface FieldError {
+  field: string;
+  message: string;
+}
 
 /** A business refusal with a public code; thrown by use cases, rendered by the one error handler. */
 export class ApiError extends Error {
   /** Sent as Retry-After (429, 503). */
   retryAfterSeconds?: number;
 
-  constructor(readonly code: PublicErrorCode, message: string, readonly details?: FieldError[]) {
+  constructor(
+    readonly code: PublicErrorCode,
+    message: string,
+    readonly details?: FieldError[],
+  ) {
     super(message);
     this.name = 'ApiError';
   }
@@ -56,4 +63,8 @@ export function errorBody(code: PublicErrorCode, message: string, details?: Fiel
 }
 
 export const validationError = (details: FieldError[]) =>
-  new ApiError('VALIDATION_ERROR', details.length === 1 ? `Invalid ${details[0]!.field}: ${details[0]!.message}` : 'The request has invalid fields', details);
+  new ApiError(
+    'VALIDATION_ERROR',
+    details.length === 1 ? `Invalid ${details[0]!.field}: ${details[0]!.message}` : 'The request has invalid fields',
+    details,
+  );

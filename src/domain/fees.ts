@@ -37,14 +37,21 @@ function deepFreeze<T extends object>(value: T): T {
 }
 
 const METHOD_KEYS = {
-  PIX: 'pix', BOLETO: 'boleto', CREDIT_CARD: 'creditCard', DEBIT_CARD: 'debitCard',
+  PIX: 'pix',
+  BOLETO: 'boleto',
+  CREDIT_CARD: 'creditCard',
+  DEBIT_CARD: 'debitCard',
 } as const satisfies Record<PaymentMethod, keyof FeeSchedule>;
 
 export function methodFee(schedule: FeeSchedule, method: PaymentMethod): MethodFee {
   return schedule[METHOD_KEYS[method]];
 }
 
-export interface SaleSplit { systemFee: number; reserveAmount: number; netAmount: number }
+export interface SaleSplit {
+  systemFee: number;
+  reserveAmount: number;
+  netAmount: number;
+}
 
 /** §5 split at the first payment; the three parts always add up to the amount. */
 export function splitSale(amountCents: number, fee: MethodFee, reserveBasisPoints: number): SaleSplit {
@@ -54,7 +61,12 @@ export function splitSale(amountCents: number, fee: MethodFee, reserveBasisPoint
   return { systemFee, reserveAmount, netAmount: amountCents - systemFee - reserveAmount };
 }
 
-export interface CashoutFees { fixed: number; variable: number; total: number; net: number }
+export interface CashoutFees {
+  fixed: number;
+  variable: number;
+  total: number;
+  net: number;
+}
 
 /**
  * §8 cashout fees. Not capped: `net` ≤ 0 means the fees reach the amount, which the caller
@@ -70,7 +82,11 @@ export function cashoutFees(amountCents: number, fee: FeeSchedule['cashout']): C
 
 export type MergeResult = { ok: true; schedule: FeeSchedule } | { ok: false; errors: FieldError[] };
 
-interface IntRule { min: number; max: number; what: string }
+interface IntRule {
+  min: number;
+  max: number;
+  what: string;
+}
 const CENTS: IntRule = { min: 0, max: Number.MAX_SAFE_INTEGER, what: 'a non-negative integer of cents' };
 const BASIS_POINTS: IntRule = { min: 0, max: 10_000, what: 'an integer of basis points from 0 to 10000' };
 const DAYS: IntRule = { min: 0, max: 365, what: 'an integer number of days from 0 to 365' };
@@ -88,7 +104,11 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * are never coerced). Unknown fields are ignored, as everywhere else in the API (CONTRACT §4).
  */
 function mergeInts<T extends Record<string, number>>(
-  base: T, patch: Record<string, unknown>, rules: Record<keyof T & string, IntRule>, prefix: string, errors: FieldError[],
+  base: T,
+  patch: Record<string, unknown>,
+  rules: Record<keyof T & string, IntRule>,
+  prefix: string,
+  errors: FieldError[],
 ): T {
   const merged: Record<string, number> = { ...base };
   for (const [key, rule] of Object.entries(rules) as [string, IntRule][]) {
@@ -101,7 +121,11 @@ function mergeInts<T extends Record<string, number>>(
 }
 
 function mergeSection<T extends Record<string, number>>(
-  base: T, value: unknown, rules: Record<keyof T & string, IntRule>, field: string, errors: FieldError[],
+  base: T,
+  value: unknown,
+  rules: Record<keyof T & string, IntRule>,
+  field: string,
+  errors: FieldError[],
 ): T {
   if (value === undefined) return { ...base };
   if (!isPlainObject(value)) {
@@ -117,7 +141,10 @@ export function mergeFeeSchedule(base: FeeSchedule, patch: unknown): MergeResult
   const errors: FieldError[] = [];
   const top = mergeInts(
     { reserveBasisPoints: base.reserveBasisPoints, reserveDays: base.reserveDays, chargebackFineCents: base.chargebackFineCents },
-    patch, TOP_RULES, '', errors,
+    patch,
+    TOP_RULES,
+    '',
+    errors,
   );
   const schedule: FeeSchedule = {
     pix: mergeSection(base.pix, patch.pix, METHOD_FEE_RULES, 'pix', errors),

@@ -8,7 +8,10 @@ export type SellerAccount = (typeof SELLER_ACCOUNTS)[number];
 export type PlatformAccount = (typeof PLATFORM_ACCOUNTS)[number];
 export type Account = SellerAccount | PlatformAccount;
 
-export interface PostingLine { account: Account; amount: number }
+export interface PostingLine {
+  account: Account;
+  amount: number;
+}
 
 export interface Posting {
   kind: string;
@@ -35,7 +38,10 @@ export function withoutZeroLines(posting: Posting): Posting {
   return { ...posting, lines: posting.lines.filter((l) => l.amount !== 0) };
 }
 
-export interface BalanceDelta { available: number; blocked: number }
+export interface BalanceDelta {
+  available: number;
+  blocked: number;
+}
 
 export function sellerDelta(posting: Posting): BalanceDelta {
   const delta = { available: 0, blocked: 0 };

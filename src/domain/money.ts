@@ -3,7 +3,7 @@
  * the spec's unit table, and round the one way the contract allows: half-even to the cent.
  */
 
-import { ok, refuse, type Refused, type Result } from './result.ts';
+import { ok, type Refused, type Result, refuse } from './result.ts';
 
 const badAmount = (reason: string): Refused => refuse('VALIDATION_ERROR', reason);
 

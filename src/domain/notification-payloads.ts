@@ -3,17 +3,26 @@
  * transaction webhook and postback (money as strings of cents, `fee` a number of cents), cashout
  * webhook (money as strings of reais). Serialised compact; the postback is signed over these bytes.
  */
-import { centsToReaisString, centsToString } from './money.ts';
+
 import { CASHOUT_NOTIFYING_STATUSES, type CashoutStatus } from './cashout-states.ts';
+import { centsToReaisString, centsToString } from './money.ts';
 import { isNotifyingStatus, type TransactionStatus } from './transaction-states.ts';
 
 export type NotificationKind = 'TRANSACTION_WEBHOOK' | 'TRANSACTION_POSTBACK' | 'WITHDRAWAL_WEBHOOK';
 
 /** One outbox row to write: where it goes and the exact bytes it will carry. */
-export interface OutboxTarget { kind: NotificationKind; url: string; webhookId: number | null; payload: string }
+export interface OutboxTarget {
+  kind: NotificationKind;
+  url: string;
+  webhookId: number | null;
+  payload: string;
+}
 
 /** A seller's permanent webhook of the matching type. */
-export interface WebhookTarget { id: number; url: string }
+export interface WebhookTarget {
+  id: number;
+  url: string;
+}
 
 export interface SaleForNotification {
   id: number;
@@ -47,7 +56,14 @@ function common(s: SaleForNotification) {
     pixKey: s.pixKey,
     boletoCode: s.boletoCode,
     shipping: s.shipping ? JSON.stringify(s.shipping) : null,
-    saleItems: s.items.map((i) => ({ id: i.id, saleId: s.id, title: i.title, unitPrice: centsToString(i.unitPrice), quantity: i.quantity, tangible: i.tangible })),
+    saleItems: s.items.map((i) => ({
+      id: i.id,
+      saleId: s.id,
+      title: i.title,
+      unitPrice: centsToString(i.unitPrice),
+      quantity: i.quantity,
+      tangible: i.tangible,
+    })),
   };
 }
 
@@ -92,7 +108,11 @@ export function cashoutWebhookPayload(c: CashoutForNotification): string {
 }
 
 /** Outbox rows of a transaction's status change (CONTRACT §9): its webhooks and its postback. */
-export function transactionTargets(sale: SaleForNotification & { status: TransactionStatus }, postbackUrl: string | null, hooks: WebhookTarget[]): OutboxTarget[] {
+export function transactionTargets(
+  sale: SaleForNotification & { status: TransactionStatus },
+  postbackUrl: string | null,
+  hooks: WebhookTarget[],
+): OutboxTarget[] {
   if (!isNotifyingStatus(sale.status) || (hooks.length === 0 && !postbackUrl)) return [];
   const targets: OutboxTarget[] = [];
   if (hooks.length > 0) {

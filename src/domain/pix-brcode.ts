@@ -46,7 +46,7 @@ export function tlv(id: string, value: string): string {
 
 /** Fields in order (each `[id, value]`, templates pre-assembled with `tlv`), then `6304` + CRC appended. */
 export function assembleBrCode(fields: ReadonlyArray<readonly [id: string, value: string]>): string {
-  const body = fields.map(([id, value]) => tlv(id, value)).join('') + '6304';
+  const body = `${fields.map(([id, value]) => tlv(id, value)).join('')}6304`;
   return body + crc16ccittFalse(body);
 }
 
@@ -83,7 +83,11 @@ function merchantAccount(key: string, description: string | undefined): string {
   // The description is optional decoration: cut it to the room left in the 99-char template
   // rather than fail a sale over it.
   const room = MAX_TLV_VALUE - head.length - 4;
-  const text = asciiText(description ?? '').replace(/\s+/g, ' ').trim().slice(0, Math.max(room, 0)).trimEnd();
+  const text = asciiText(description ?? '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, Math.max(room, 0))
+    .trimEnd();
   return text ? head + tlv('02', text) : head;
 }
 
@@ -103,7 +107,10 @@ function checkTxid(txid: string): string {
 
 /** Accents off (NFD, combining marks dropped), then anything outside printable ASCII dropped. */
 function asciiText(text: string): string {
-  return text.normalize('NFD').replace(/\p{M}/gu, '').replace(/[^\x20-\x7E]/g, '');
+  return text
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .replace(/[^\x20-\x7E]/g, '');
 }
 
 /** Names and cities: ASCII upper case, [A-Z0-9 ] only, single spaces, cut to `max`. */

@@ -3,7 +3,7 @@
  * cashout destination (CONTRACT §8 step 3). Pure: returns the normalised key or the reason it is refused.
  */
 import { isValidCnpj, isValidCpf, normalizeDocument } from './documents.ts';
-import { ok, refuse, type Result } from './result.ts';
+import { ok, type Result, refuse } from './result.ts';
 
 export type PixKeyType = 'CPF' | 'CNPJ' | 'EMAIL' | 'PHONE' | 'RANDOM';
 

@@ -2,9 +2,13 @@
  * The one outcome of a domain check. A refusal already carries the public error code it is answered
  * with, so a route turns any refusal into an HTTP error without knowing which check made it.
  */
-import { ApiError, validationError, type FieldError, type PublicErrorCode } from './errors.ts';
+import { ApiError, type FieldError, type PublicErrorCode, validationError } from './errors.ts';
 
-export interface Refusal { code: PublicErrorCode; message: string; details?: FieldError[] }
+export interface Refusal {
+  code: PublicErrorCode;
+  message: string;
+  details?: FieldError[];
+}
 
 export type Refused = { ok: false; refusal: Refusal };
 export type Result<T> = { ok: true; value: T } | Refused;

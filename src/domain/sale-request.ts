@@ -3,27 +3,43 @@
  * for any input, and reports every violation at once with dotted field names (`items.0.unitPrice`).
  * The schema (sale-schema.ts) checks the shape; this module adds the rules that span fields.
  */
-import { validateCard, type CardBrand } from './card.ts';
+
+import { isPlainObject } from './body-schema.ts';
 import { addDays, saoPauloDate } from './calendar.ts';
+import { type CardBrand, validateCard } from './card.ts';
 import { parseDocument } from './documents.ts';
 import type { FieldError } from './errors.ts';
-import { isPlainObject } from './body-schema.ts';
 import { invalid, ok, type Result } from './result.ts';
 import { checkSaleBody, type SaleBody } from './sale-schema.ts';
 import type { PaymentMethod } from './transaction-states.ts';
 
-export interface SaleItemInput { title: string; unitPrice: number; quantity: number; tangible: boolean }
+export interface SaleItemInput {
+  title: string;
+  unitPrice: number;
+  quantity: number;
+  tangible: boolean;
+}
 
 export interface ShippingInput {
-  street: string; number: string; complement: string | null; neighborhood: string;
-  city: string; state: string; zipCode: string; fee: number;
+  street: string;
+  number: string;
+  complement: string | null;
+  neighborhood: string;
+  city: string;
+  state: string;
+  zipCode: string;
+  fee: number;
 }
 
 export interface CardDetails {
   /** Digits only; the caller fingerprints it and drops it (PCI DSS 3.4.1). */
   number: string;
-  holderName: string; expirationMonth: number; expirationYear: number;
-  brand: CardBrand; lastFour: string; bin: string;
+  holderName: string;
+  expirationMonth: number;
+  expirationYear: number;
+  brand: CardBrand;
+  lastFour: string;
+  bin: string;
 }
 
 export interface SaleRequest {
@@ -52,7 +68,10 @@ const BOLETO_DEFAULT_DAYS = 3;
 
 /** The request being judged: the schema's errors, then this module's, and which paths are still sound. */
 class Judgement {
-  constructor(readonly body: SaleBody, readonly errors: FieldError[]) {}
+  constructor(
+    readonly body: SaleBody,
+    readonly errors: FieldError[],
+  ) {}
 
   /** No error names `path` or anything below it, so its value has the schema's type. */
   sound(path: string): boolean {
@@ -107,7 +126,10 @@ function checkTotal(j: Judgement): void {
 }
 
 const METHOD_PARTS = {
-  card: ['CREDIT_CARD', 'DEBIT_CARD'], installments: ['CREDIT_CARD'], pix: ['PIX'], boleto: ['BOLETO'],
+  card: ['CREDIT_CARD', 'DEBIT_CARD'],
+  installments: ['CREDIT_CARD'],
+  pix: ['PIX'],
+  boleto: ['BOLETO'],
 } as const satisfies Record<string, readonly PaymentMethod[]>;
 
 /**
@@ -158,8 +180,14 @@ function pixExpiry(pix: SaleBody['pix']): number | null {
 // Key order is kept: the sale answer and notifications carry shipping as this object's JSON text.
 function shippingOf(s: NonNullable<SaleBody['shipping']>): ShippingInput {
   return {
-    street: s.street, number: s.number, complement: s.complement ?? null, neighborhood: s.neighborhood,
-    city: s.city, state: s.state, zipCode: s.zipCode, fee: s.fee,
+    street: s.street,
+    number: s.number,
+    complement: s.complement ?? null,
+    neighborhood: s.neighborhood,
+    city: s.city,
+    state: s.state,
+    zipCode: s.zipCode,
+    fee: s.fee,
   };
 }
 
@@ -186,7 +214,7 @@ export function validateSaleRequest(body: unknown, now: Date): SaleRequestResult
     customer: { name: b.customer.name, email: b.customer.email, document, phone: b.customer.phone ?? null },
     items: b.items.map((it) => pick(it, 'title', 'unitPrice', 'quantity', 'tangible')),
     postbackUrl: b.postbackUrl ?? null,
-    installments: method === 'CREDIT_CARD' ? b.installments ?? 1 : null,
+    installments: method === 'CREDIT_CARD' ? (b.installments ?? 1) : null,
     card,
     shipping: b.shipping ? shippingOf(b.shipping) : null,
     pix: method === 'PIX' ? { expiresInSeconds: pixExpiry(b.pix) } : null,

@@ -3,10 +3,10 @@
  * documents it. What spans fields (the parts each method takes, the total, card, CPF/CNPJ and due
  * date rules) is sale-request.ts's. Descriptions state each rule; errors quote them (body-schema.ts).
  */
-import { Type, type Static, type TSchema } from 'typebox';
-import { url_max_length } from './limits.ts';
-import { BOLETO_MAX_AMOUNT_CENTS } from './boleto.ts';
+import { type Static, type TSchema, Type } from 'typebox';
 import { bodyChecker } from './body-schema.ts';
+import { BOLETO_MAX_AMOUNT_CENTS } from './boleto.ts';
+import { url_max_length } from './limits.ts';
 import { PAYMENT_METHODS } from './transaction-states.ts';
 
 /** The boleto barcode holds 10 digits of cents; one ceiling for every method keeps methods interchangeable. */
@@ -52,7 +52,11 @@ const Item = Type.Object({
 
 // Types only: what makes a card acceptable depends on its brand, which card.ts works out.
 const Card = Type.Object({
-  number: Type.String(), holderName: Type.String(), expirationMonth: Type.Integer(), expirationYear: Type.Integer(), cvv: Type.String(),
+  number: Type.String(),
+  holderName: Type.String(),
+  expirationMonth: Type.Integer(),
+  expirationYear: Type.Integer(),
+  cvv: Type.String(),
 });
 
 const Shipping = Type.Object({
@@ -71,23 +75,33 @@ export const SaleBody = Type.Object({
   paymentMethod: Type.Enum(PAYMENT_METHODS),
   customer: Customer,
   items: Type.Array(Item, { minItems: 1, maxItems: MAX_ITEMS, description: `an array of 1 to ${MAX_ITEMS} items` }),
-  postbackUrl: nullable(Type.String({
-    maxLength: url_max_length, pattern: POSTBACK_URL,
-    description: `an absolute http:// or https:// URL of at most ${url_max_length} characters, without credentials`,
-  })),
+  postbackUrl: nullable(
+    Type.String({
+      maxLength: url_max_length,
+      pattern: POSTBACK_URL,
+      description: `an absolute http:// or https:// URL of at most ${url_max_length} characters, without credentials`,
+    }),
+  ),
   installments: nullable(integer(1, MAX_INSTALLMENTS, `an integer from 1 to ${MAX_INSTALLMENTS}`, { default: 1 })),
   card: nullable(Card),
   shipping: nullable(Shipping),
-  pix: nullable(Type.Object({
-    expiresInSeconds: nullable(integer(
-      PIX_EXPIRY_MIN, PIX_EXPIRY_MAX, `an integer from ${PIX_EXPIRY_MIN} to ${PIX_EXPIRY_MAX}, or null for no expiry`, { default: 3600 },
-    )),
-  })),
-  boleto: nullable(Type.Object({
-    dueDate: nullable(Type.String({
-      format: 'date', description: 'a real calendar date in the form YYYY-MM-DD, today (America/Sao_Paulo) or later',
-    })),
-  })),
+  pix: nullable(
+    Type.Object({
+      expiresInSeconds: nullable(
+        integer(PIX_EXPIRY_MIN, PIX_EXPIRY_MAX, `an integer from ${PIX_EXPIRY_MIN} to ${PIX_EXPIRY_MAX}, or null for no expiry`, { default: 3600 }),
+      ),
+    }),
+  ),
+  boleto: nullable(
+    Type.Object({
+      dueDate: nullable(
+        Type.String({
+          format: 'date',
+          description: 'a real calendar date in the form YYYY-MM-DD, today (America/Sao_Paulo) or later',
+        }),
+      ),
+    }),
+  ),
 });
 
 export type SaleBody = Static<typeof SaleBody>;

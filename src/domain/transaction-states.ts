@@ -4,7 +4,15 @@
  */
 
 export const TRANSACTION_STATUSES = [
-  'PENDENTE', 'EM_PROCESSAMENTO', 'PAGO', 'CANCELADO', 'RECUSADO', 'ESTORNADO', 'FALHA', 'CHARGEBACK', 'MED',
+  'PENDENTE',
+  'EM_PROCESSAMENTO',
+  'PAGO',
+  'CANCELADO',
+  'RECUSADO',
+  'ESTORNADO',
+  'FALHA',
+  'CHARGEBACK',
+  'MED',
 ] as const;
 export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
 
@@ -14,9 +22,21 @@ export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 export const CARD_METHODS = ['CREDIT_CARD', 'DEBIT_CARD'] as const satisfies readonly PaymentMethod[];
 
 export const TRANSACTION_EVENTS = [
-  'PAYMENT_CONFIRMED', 'SENT_TO_PROCESSOR', 'APPROVED', 'DECLINED', 'PROCESSING_ERROR', 'RETRY_PROCESSED',
-  'CANCELLED', 'EXPIRED', 'REFUNDED', 'CHARGEBACK_OPENED', 'CHARGEBACK_REVERTED', 'CHARGEBACK_CONFIRMED',
-  'MED_OPENED', 'MED_WON', 'MED_LOST',
+  'PAYMENT_CONFIRMED',
+  'SENT_TO_PROCESSOR',
+  'APPROVED',
+  'DECLINED',
+  'PROCESSING_ERROR',
+  'RETRY_PROCESSED',
+  'CANCELLED',
+  'EXPIRED',
+  'REFUNDED',
+  'CHARGEBACK_OPENED',
+  'CHARGEBACK_REVERTED',
+  'CHARGEBACK_CONFIRMED',
+  'MED_OPENED',
+  'MED_WON',
+  'MED_LOST',
 ] as const;
 export type TransactionEvent = (typeof TRANSACTION_EVENTS)[number];
 
@@ -51,10 +71,7 @@ export const TRANSACTION_TRANSITIONS: readonly TransactionTransition[] = [
 ];
 
 /** Closed result of asking a state machine to take an event; shared with cashouts. */
-export type TransitionOutcome<S extends string> =
-  | { kind: 'moved'; from: S; to: S }
-  | { kind: 'noop' }
-  | { kind: 'refused'; reason: string };
+export type TransitionOutcome<S extends string> = { kind: 'moved'; from: S; to: S } | { kind: 'noop' } | { kind: 'refused'; reason: string };
 
 export interface TransactionState {
   status: TransactionStatus;
@@ -86,15 +103,19 @@ export function applyTableEvent<S extends string, E extends string, R extends Tr
 export function applyTransactionEvent(current: TransactionState, event: TransactionEvent): TransitionOutcome<TransactionStatus> {
   // The method check guards real moves only; a no-op repeats a move that was already allowed.
   return applyTableEvent(TRANSACTION_TRANSITIONS, current, event, (row) =>
-    row.methods && !row.methods.includes(current.paymentMethod)
-      ? `event ${event} does not apply to ${current.paymentMethod} sales`
-      : null,
+    row.methods && !row.methods.includes(current.paymentMethod) ? `event ${event} does not apply to ${current.paymentMethod} sales` : null,
   );
 }
 
 /** Statuses that send transaction notifications (spec Events; MED → PAGO included). */
 export const NOTIFYING_STATUSES = [
-  'PAGO', 'CANCELADO', 'RECUSADO', 'ESTORNADO', 'FALHA', 'CHARGEBACK', 'MED',
+  'PAGO',
+  'CANCELADO',
+  'RECUSADO',
+  'ESTORNADO',
+  'FALHA',
+  'CHARGEBACK',
+  'MED',
 ] as const satisfies readonly TransactionStatus[];
 
 /** No event leaves these (spec: "Final statuses (no further move)"). */
@@ -109,8 +130,14 @@ export function isFinalStatus(status: TransactionStatus): boolean {
 }
 
 export const POSTING_KINDS = [
-  'FIRST_PAYMENT', 'REFUND', 'MED_OPENED', 'MED_WON', 'MED_LOST',
-  'CHARGEBACK_OPENED', 'CHARGEBACK_REVERTED', 'CHARGEBACK_CONFIRMED',
+  'FIRST_PAYMENT',
+  'REFUND',
+  'MED_OPENED',
+  'MED_WON',
+  'MED_LOST',
+  'CHARGEBACK_OPENED',
+  'CHARGEBACK_REVERTED',
+  'CHARGEBACK_CONFIRMED',
 ] as const;
 export type PostingKind = (typeof POSTING_KINDS)[number];
 

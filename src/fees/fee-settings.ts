@@ -1,17 +1,25 @@
 import { Type } from 'typebox';
-import { maybeOne, one } from '../db/sql.ts';
 import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/db.ts';
+import { maybeOne, one } from '../db/sql.ts';
 import { validationError } from '../domain/errors.ts';
-import { DEFAULT_FEE_SCHEDULE, mergeFeeSchedule, type FeeSchedule } from '../domain/fees.ts';
+import { DEFAULT_FEE_SCHEDULE, type FeeSchedule, mergeFeeSchedule } from '../domain/fees.ts';
 import { errorResponses, operatorSecurity, type Router } from '../http/router.ts';
 
 const Method = Type.Object({ fixedCents: Type.Integer(), percentBasisPoints: Type.Integer() });
-export const FeeScheduleSchema = Type.Object({
-  pix: Method, boleto: Method, creditCard: Method, debitCard: Method,
-  reserveBasisPoints: Type.Integer(), reserveDays: Type.Integer(), chargebackFineCents: Type.Integer(),
-  cashout: Type.Object({ fixedCents: Type.Integer(), variableBasisPoints: Type.Integer() }),
-}, { description: 'fixed amounts in cents, percentages in basis points (1/100 of 1 %)' });
+export const FeeScheduleSchema = Type.Object(
+  {
+    pix: Method,
+    boleto: Method,
+    creditCard: Method,
+    debitCard: Method,
+    reserveBasisPoints: Type.Integer(),
+    reserveDays: Type.Integer(),
+    chargebackFineCents: Type.Integer(),
+    cashout: Type.Object({ fixedCents: Type.Integer(), variableBasisPoints: Type.Integer() }),
+  },
+  { description: 'fixed amounts in cents, percentages in basis points (1/100 of 1 %)' },
+);
 const Settings = Type.Object({ feeSchedule: FeeScheduleSchema });
 
 export async function platformSchedule(q: Queryable): Promise<FeeSchedule> {
@@ -22,31 +30,44 @@ export async function platformSchedule(q: Queryable): Promise<FeeSchedule> {
 /** A deep-partial patch over a base schedule; 400 naming every bad field (prefixed by `prefix`). */
 export function mergedSchedule(base: FeeSchedule, patch: unknown, prefix: string): FeeSchedule {
   const merged = mergeFeeSchedule(base, patch);
-  if (!merged.ok) throw validationError(merged.errors.map((e) => ({ field: e.field === 'feeSchedule' ? prefix : `${prefix}.${e.field}`, message: e.message })));
+  if (!merged.ok)
+    throw validationError(merged.errors.map((e) => ({ field: e.field === 'feeSchedule' ? prefix : `${prefix}.${e.field}`, message: e.message })));
   return merged.schedule;
 }
 
 export async function feeSettingsRoutes(app: Router, ctx: AppContext): Promise<void> {
   const common = { tags: ['operator'], security: operatorSecurity };
 
-  app.get('/admin/settings', {
-    schema: { ...common, summary: 'The platform\'s default fee schedule', response: { 200: Settings, ...errorResponses } },
-  }, async () => ({ feeSchedule: await platformSchedule(ctx.db) }));
-
-  app.patch('/admin/settings', {
-    schema: {
-      ...common, summary: 'Change the platform\'s default fee schedule (deep-partial); applies to sales created afterwards',
-      body: Type.Object({ feeSchedule: Type.Object({}, { additionalProperties: true }) }), response: { 200: Settings, ...errorResponses },
+  app.get(
+    '/admin/settings',
+    {
+      schema: { ...common, summary: "The platform's default fee schedule", response: { 200: Settings, ...errorResponses } },
     },
-  }, async (request) => {
-    const schedule = await ctx.db.tx(async (q) => {
-      // Locks the settings row (or its absence, through the insert) so two patches do not lose one another.
-      await q.query('INSERT INTO platform_settings (fee_schedule) VALUES ($1::jsonb) ON CONFLICT (id) DO NOTHING', [JSON.stringify(DEFAULT_FEE_SCHEDULE)]);
-      const current = one(await q.query<{ fee_schedule: FeeSchedule }>('SELECT fee_schedule FROM platform_settings FOR UPDATE')).fee_schedule;
-      const next = mergedSchedule(current, request.body.feeSchedule, 'feeSchedule');
-      await q.query('UPDATE platform_settings SET fee_schedule = $1::jsonb, updated_at = now()', [JSON.stringify(next)]);
-      return next;
-    });
-    return { feeSchedule: schedule };
-  });
+    async () => ({ feeSchedule: await platformSchedule(ctx.db) }),
+  );
+
+  app.patch(
+    '/admin/settings',
+    {
+      schema: {
+        ...common,
+        summary: "Change the platform's default fee schedule (deep-partial); applies to sales created afterwards",
+        body: Type.Object({ feeSchedule: Type.Object({}, { additionalProperties: true }) }),
+        response: { 200: Settings, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const schedule = await ctx.db.tx(async (q) => {
+        // Locks the settings row (or its absence, through the insert) so two patches do not lose one another.
+        await q.query('INSERT INTO platform_settings (fee_schedule) VALUES ($1::jsonb) ON CONFLICT (id) DO NOTHING', [
+          JSON.stringify(DEFAULT_FEE_SCHEDULE),
+        ]);
+        const current = one(await q.query<{ fee_schedule: FeeSchedule }>('SELECT fee_schedule FROM platform_settings FOR UPDATE')).fee_schedule;
+        const next = mergedSchedule(current, request.body.feeSchedule, 'feeSchedule');
+        await q.query('UPDATE platform_settings SET fee_schedule = $1::jsonb, updated_at = now()', [JSON.stringify(next)]);
+        return next;
+      });
+      return { feeSchedule: schedule };
+    },
+  );
 }

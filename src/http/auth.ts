@@ -4,13 +4,17 @@ import { digestOf, secretMatches } from '../domain/secrets.ts';
 import type { RateLimits, TokenBuckets } from './rate-limit.ts';
 
 declare module 'fastify' {
-  interface FastifyRequest { sellerId: number }
+  interface FastifyRequest {
+    sellerId: number;
+  }
 }
 
 const max_key_length = 256;
 
 /** Resolves a key pair to its seller (src/sellers/authenticator.ts). */
-export interface KeyAuthenticator { authenticate(publicKey: string, privateKey: string): Promise<number | null> }
+export interface KeyAuthenticator {
+  authenticate(publicKey: string, privateKey: string): Promise<number | null>;
+}
 
 function rateLimited(message: string, retryAfterSeconds: number): ApiError {
   const error = new ApiError('RATE_LIMITED', message);
@@ -38,8 +42,8 @@ export function sellerAuth(authenticator: KeyAuthenticator, limits: RateLimits) 
     if (typeof publicKey !== 'string' || typeof privateKey !== 'string' || !publicKey || !privateKey) {
       throw unauthorized(limits.authFailures, request, 'Missing X-Api-Public-Key or X-Api-Private-Key header');
     }
-    const sellerId = publicKey.length <= max_key_length && privateKey.length <= max_key_length
-      ? await authenticator.authenticate(publicKey, privateKey) : null;
+    const sellerId =
+      publicKey.length <= max_key_length && privateKey.length <= max_key_length ? await authenticator.authenticate(publicKey, privateKey) : null;
     if (sellerId === null) throw unauthorized(limits.authFailures, request, 'Invalid API keys');
     const wait = limits.sellers.take(publicKey);
     if (wait > 0) throw rateLimited(`Too many requests for this API key; retry in ${wait} s`, wait);

@@ -5,7 +5,12 @@ import { ApiError, errorBody, type FieldError, type PublicErrorCode } from '../d
 // Long enough for the availability probe to have run again; short enough to retry soon.
 export const unavailable_retry_after_s = 1;
 
-interface AjvError { instancePath?: string; keyword: string; params?: Record<string, unknown>; message?: string }
+interface AjvError {
+  instancePath?: string;
+  keyword: string;
+  params?: Record<string, unknown>;
+  message?: string;
+}
 
 /** "/customer/email" + missingProperty "name" → "customer.name"; array indexes stay: "items.0.title". */
 export function fieldOf(e: AjvError, context?: string): string {

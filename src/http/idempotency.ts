@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
-import { maybeOne, one } from '../db/sql.ts';
 import type { FastifyReply } from 'fastify';
 import type { Db, Queryable } from '../db/db.ts';
+import { maybeOne, one } from '../db/sql.ts';
 import { canonicalJson, TooDeepError } from '../domain/canonical-json.ts';
 import { ApiError, errorBody, validationError } from '../domain/errors.ts';
 import type { Job } from '../workers/job.ts';
@@ -13,10 +13,19 @@ const expiry_batch_size = 1_000;
 const legacy_fingerprint = 'legacy-unkeyed';
 
 /** A replayed body is the exact JSON text first sent (key order included). */
-export interface StoredResponse { status: number; body: unknown; replayed: boolean }
+export interface StoredResponse {
+  status: number;
+  body: unknown;
+  replayed: boolean;
+}
 
 export interface IdempotentRequest {
-  db: Db; sellerId: number; endpoint: string; key: string | undefined; body: unknown; now: Date;
+  db: Db;
+  sellerId: number;
+  endpoint: string;
+  key: string | undefined;
+  body: unknown;
+  now: Date;
   /** Keys the stored request fingerprint: a body may hold a card number, and a plain digest of it can be searched. */
   fingerprintKey: string;
   /**
@@ -48,9 +57,12 @@ export async function idempotent(req: IdempotentRequest, run: (q: Queryable) => 
   const outcome = await req.db.tx(async (q): Promise<Outcome | null> => {
     const held = await q.query<{ held: boolean }>('SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS held', [ids.join('\n')]);
     if (!one(held).held) throw new ApiError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed');
-    const stored = maybeOne(await q.query<{ request_hash: string; response_status: number; response_body: string }>(
-      'SELECT request_hash, response_status, response_body FROM idempotency_keys WHERE seller_id = $1 AND endpoint = $2 AND key = $3 AND expires_at > $4',
-      [...ids, req.now]));
+    const stored = maybeOne(
+      await q.query<{ request_hash: string; response_status: number; response_body: string }>(
+        'SELECT request_hash, response_status, response_body FROM idempotency_keys WHERE seller_id = $1 AND endpoint = $2 AND key = $3 AND expires_at > $4',
+        [...ids, req.now],
+      ),
+    );
     if (stored) {
       if (stored.request_hash !== fingerprint && stored.request_hash !== legacy_fingerprint) {
         throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request body');
@@ -88,12 +100,23 @@ function canonicalBody(body: unknown): string {
 
 // Reached only when no live row holds the key: an expired one is overwritten.
 async function store(q: Queryable, req: IdempotentRequest, fingerprint: string, answer: { status: number; body: unknown }): Promise<void> {
-  await q.query(`
+  await q.query(
+    `
     INSERT INTO idempotency_keys AS k (seller_id, endpoint, key, request_hash, response_status, response_body, expires_at, created_at)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
     ON CONFLICT (seller_id, endpoint, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, response_status = EXCLUDED.response_status,
       response_body = EXCLUDED.response_body, expires_at = EXCLUDED.expires_at, created_at = EXCLUDED.created_at`,
-  [req.sellerId, req.endpoint, req.key, fingerprint, answer.status, JSON.stringify(answer.body), new Date(req.now.getTime() + retention_ms), req.now]);
+    [
+      req.sellerId,
+      req.endpoint,
+      req.key,
+      fingerprint,
+      answer.status,
+      JSON.stringify(answer.body),
+      new Date(req.now.getTime() + retention_ms),
+      req.now,
+    ],
+  );
 }
 
 /** Deletes keys past their 24 h (CONTRACT §3), a batch at a time. */
@@ -101,9 +124,12 @@ export const idempotencyExpiryJob: Job = {
   name: 'idempotency-expiry',
   idle_interval_ms: 60_000,
   async run(ctx) {
-    const r = await ctx.db.query(`
+    const r = await ctx.db.query(
+      `
       DELETE FROM idempotency_keys WHERE (seller_id, endpoint, key) IN (
-        SELECT seller_id, endpoint, key FROM idempotency_keys WHERE expires_at <= $1 LIMIT $2)`, [ctx.clock.now(), expiry_batch_size]);
+        SELECT seller_id, endpoint, key FROM idempotency_keys WHERE expires_at <= $1 LIMIT $2)`,
+      [ctx.clock.now(), expiry_batch_size],
+    );
     return r.rowCount;
   },
 };

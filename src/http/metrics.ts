@@ -1,9 +1,14 @@
 import type { FastifyInstance } from 'fastify';
-import { collectDefaultMetrics, Registry, type Metric } from 'prom-client';
+import { collectDefaultMetrics, type Metric, Registry } from 'prom-client';
 
 const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
-interface Series { labels: { method: string; route: string; status_code: string }; counts: Float64Array; sum: number; count: number }
+interface Series {
+  labels: { method: string; route: string; status_code: string };
+  counts: Float64Array;
+  sum: number;
+  count: number;
+}
 
 /**
  * Request durations by method, route and status, in prom-client's metric shape so its registry

@@ -1,4 +1,4 @@
-import { Type, type TSchema } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import { parsePathId } from './ids.ts';
 
 export const page_limit_default = 20;
@@ -21,7 +21,11 @@ export function pageRequest(query: { limit?: string; cursor?: string }): { limit
 }
 
 /** The page of `rows` (read with pageRequest's `fetch`) and the cursor of the next one, if any. */
-export function pageAnswer<R extends { id: number }, V>(rows: R[], limit: number, view: (page: R[]) => V[]): { data: V[]; nextCursor: string | null } {
+export function pageAnswer<R extends { id: number }, V>(
+  rows: R[],
+  limit: number,
+  view: (page: R[]) => V[],
+): { data: V[]; nextCursor: string | null } {
   const page = rows.slice(0, limit);
   return { data: view(page), nextCursor: rows.length > limit ? String(page[page.length - 1]!.id) : null };
 }

@@ -12,7 +12,10 @@ export const max_tracked_keys = 100_000;
 
 const ms_per_s = 1000;
 
-interface Bucket { tokens: number; atMs: number }
+interface Bucket {
+  tokens: number;
+  atMs: number;
+}
 
 export interface BucketOptions {
   /** Tokens a fresh key has, and the most it can hold. */
@@ -37,7 +40,9 @@ export class TokenBuckets {
     this.clock = options.clock ?? monotonicClock;
   }
 
-  get size(): number { return this.buckets.size; }
+  get size(): number {
+    return this.buckets.size;
+  }
 
   /** Seconds until `key` has a whole token (at least 1), or 0 when it has one now. Consumes nothing. */
   waitSeconds(key: string): number {
@@ -75,7 +80,10 @@ export class TokenBuckets {
   }
 }
 
-export interface RateLimitSettings { authFailuresPerMinute: number; rateLimitPerSecond: number }
+export interface RateLimitSettings {
+  authFailuresPerMinute: number;
+  rateLimitPerSecond: number;
+}
 
 /** One app's limiters: failed authentications per client address, requests per seller key. */
 export interface RateLimits {

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
-import { errorResponses, sellerSecurity, type Router } from '../http/router.ts';
+import { errorResponses, type Router, sellerSecurity } from '../http/router.ts';
 import { readBalance } from './balances.ts';
 
 const Balance = Type.Object({
@@ -10,10 +10,16 @@ const Balance = Type.Object({
 });
 
 export async function balanceRoutes(app: Router, ctx: AppContext): Promise<void> {
-  app.get('/api/public/balance', {
-    schema: {
-      summary: 'Read the balance, in cents', tags: ['balance'], security: sellerSecurity,
-      response: { 200: Balance, ...errorResponses },
+  app.get(
+    '/api/public/balance',
+    {
+      schema: {
+        summary: 'Read the balance, in cents',
+        tags: ['balance'],
+        security: sellerSecurity,
+        response: { 200: Balance, ...errorResponses },
+      },
     },
-  }, async (request) => readBalance(ctx.db, request.sellerId));
+    async (request) => readBalance(ctx.db, request.sellerId),
+  );
 }

@@ -1,14 +1,23 @@
 import type { Queryable } from '../db/db.ts';
-import { assertBalanced, LedgerInvariantError, sellerDelta, withoutZeroLines, type Posting } from '../domain/ledger.ts';
-import { maybeOne, one, raw, run, sql, type Sql } from '../db/sql.ts';
+import { maybeOne, one, raw, run, type Sql, sql } from '../db/sql.ts';
+import { assertBalanced, LedgerInvariantError, type Posting, sellerDelta, withoutZeroLines } from '../domain/ledger.ts';
 
-export interface PostedBalance { postingId: number; available: number; blocked: number }
+export interface PostedBalance {
+  postingId: number;
+  available: number;
+  blocked: number;
+}
 
 /** Postings of one use case, checked and flattened for one statement. */
 interface PostingBatch {
   count: number;
-  sellerId: number | null; transactionId: number | null; cashoutId: number | null;
-  kinds: string[]; ordinals: number[]; accounts: string[]; amounts: number[];
+  sellerId: number | null;
+  transactionId: number | null;
+  cashoutId: number | null;
+  kinds: string[];
+  ordinals: number[];
+  accounts: string[];
+  amounts: number[];
   delta: { available: number; blocked: number };
 }
 
@@ -20,13 +29,23 @@ function postingBatch(postings: Posting[]): PostingBatch {
   const clean = postings.map(withoutZeroLines).filter((p) => p.lines.length > 0);
   const first = clean[0];
   const batch: PostingBatch = {
-    count: clean.length, sellerId: first?.sellerId ?? null, transactionId: first?.transactionId ?? null, cashoutId: first?.cashoutId ?? null,
-    kinds: clean.map((p) => p.kind), ordinals: [], accounts: [], amounts: [], delta: { available: 0, blocked: 0 },
+    count: clean.length,
+    sellerId: first?.sellerId ?? null,
+    transactionId: first?.transactionId ?? null,
+    cashoutId: first?.cashoutId ?? null,
+    kinds: clean.map((p) => p.kind),
+    ordinals: [],
+    accounts: [],
+    amounts: [],
+    delta: { available: 0, blocked: 0 },
   };
   clean.forEach((posting, i) => {
     assertBalanced(posting);
-    if (posting.sellerId !== batch.sellerId || (posting.transactionId ?? null) !== batch.transactionId
-      || (posting.cashoutId ?? null) !== batch.cashoutId) {
+    if (
+      posting.sellerId !== batch.sellerId ||
+      (posting.transactionId ?? null) !== batch.transactionId ||
+      (posting.cashoutId ?? null) !== batch.cashoutId
+    ) {
       throw new LedgerInvariantError(`${posting.kind}: postings written together must share seller and resource`);
     }
     const d = sellerDelta(posting);
@@ -76,9 +95,14 @@ export function postingsCte(postings: Posting[], gate?: string): Sql {
  */
 export async function post(q: Queryable, posting: Posting): Promise<PostedBalance | null> {
   if (postingBatch([posting]).count === 0) return null;
-  return one(await run<PostedBalance>(q, sql`
+  return one(
+    await run<PostedBalance>(
+      q,
+      sql`
     WITH ${postingsCte([posting])}
-    SELECT (SELECT id FROM posting_ids) AS "postingId", balance.available, balance.blocked FROM balance`));
+    SELECT (SELECT id FROM posting_ids) AS "postingId", balance.available, balance.blocked FROM balance`,
+    ),
+  );
 }
 
 /**
@@ -90,7 +114,10 @@ export async function post(q: Queryable, posting: Posting): Promise<PostedBalanc
 export async function postIfCovered(q: Queryable, posting: Posting): Promise<PostedBalance | null> {
   const b = postingBatch([posting]);
   if (b.count !== 1) throw new LedgerInvariantError(`${posting.kind}: a covered posting must move money`);
-  return maybeOne(await run<PostedBalance>(q, sql`
+  return maybeOne(
+    await run<PostedBalance>(
+      q,
+      sql`
     WITH b AS (
       UPDATE balances SET available = available + ${b.delta.available}::bigint, blocked = blocked + ${b.delta.blocked}::bigint, updated_at = now()
       WHERE seller_id = ${b.sellerId}::bigint AND available + ${b.delta.available}::bigint >= 0
@@ -104,5 +131,7 @@ export async function postIfCovered(q: Queryable, posting: Posting): Promise<Pos
       SELECT p.id, x.account, CASE WHEN x.account IN ('available', 'blocked') THEN p.seller_id END, x.amount, p.created_at
       FROM p, unnest(${b.accounts}::text[], ${b.amounts}::bigint[]) AS x (account, amount)
     )
-    SELECT p.id AS "postingId", b.available, b.blocked FROM p, b`));
+    SELECT p.id AS "postingId", b.available, b.blocked FROM p, b`,
+    ),
+  );
 }

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
 import { PageQuery, pageAnswer, pageOf, pageRequest } from '../http/paging.ts';
-import { errorResponses, sellerSecurity, StringEnum, type Router } from '../http/router.ts';
+import { errorResponses, type Router, StringEnum, sellerSecurity } from '../http/router.ts';
 
 const Line = Type.Object({
   id: Type.Integer(),
@@ -15,21 +15,46 @@ const Line = Type.Object({
 
 /** The extrato: the seller's own journal lines, newest first (CONTRACT §3). */
 export async function statementRoutes(app: Router, ctx: AppContext): Promise<void> {
-  app.get('/api/public/statement', {
-    schema: {
-      summary: 'The seller\'s journal lines (extrato), newest first', tags: ['balance'], security: sellerSecurity,
-      querystring: Type.Object(PageQuery),
-      response: { 200: pageOf(Line), ...errorResponses },
+  app.get(
+    '/api/public/statement',
+    {
+      schema: {
+        summary: "The seller's journal lines (extrato), newest first",
+        tags: ['balance'],
+        security: sellerSecurity,
+        querystring: Type.Object(PageQuery),
+        response: { 200: pageOf(Line), ...errorResponses },
+      },
     },
-  }, async (request) => {
-    const { limit, fetch, beforeId } = pageRequest(request.query);
-    const r = await ctx.db.query<{ id: number; created_at: Date; account: 'available' | 'blocked'; amount: number; kind: string; transaction_id: number | null; cashout_id: number | null }>(`
+    async (request) => {
+      const { limit, fetch, beforeId } = pageRequest(request.query);
+      const r = await ctx.db.query<{
+        id: number;
+        created_at: Date;
+        account: 'available' | 'blocked';
+        amount: number;
+        kind: string;
+        transaction_id: number | null;
+        cashout_id: number | null;
+      }>(
+        `
       SELECT l.id, l.created_at, l.account, l.amount, p.kind, p.transaction_id, p.cashout_id
       FROM journal_lines l JOIN postings p ON p.id = l.posting_id
       WHERE l.seller_id = $1 AND ($2::bigint IS NULL OR l.id < $2)
-      ORDER BY l.id DESC LIMIT $3`, [request.sellerId, beforeId, fetch]);
-    return pageAnswer(r.rows, limit, (page) => page.map((l) => ({
-      id: l.id, createdAt: l.created_at.toISOString(), bucket: l.account, amount: l.amount, kind: l.kind, transactionId: l.transaction_id, cashoutId: l.cashout_id,
-    })));
-  });
+      ORDER BY l.id DESC LIMIT $3`,
+        [request.sellerId, beforeId, fetch],
+      );
+      return pageAnswer(r.rows, limit, (page) =>
+        page.map((l) => ({
+          id: l.id,
+          createdAt: l.created_at.toISOString(),
+          bucket: l.account,
+          amount: l.amount,
+          kind: l.kind,
+          transactionId: l.transaction_id,
+          cashoutId: l.cashout_id,
+        })),
+      );
+    },
+  );
 }

@@ -1,8 +1,15 @@
 import type { Db, Queryable } from '../db/db.ts';
 import { one } from '../db/sql.ts';
 
-export interface Mismatch { check: string; [detail: string]: unknown }
-export interface VerifyReport { ok: boolean; sellersChecked: number; mismatches: Mismatch[] }
+export interface Mismatch {
+  check: string;
+  [detail: string]: unknown;
+}
+export interface VerifyReport {
+  ok: boolean;
+  sellersChecked: number;
+  mismatches: Mismatch[];
+}
 
 const max_mismatches_per_check = 100;
 // It reads the whole journal: more than the usual statement limit.
@@ -13,28 +20,41 @@ const verify_timeout_ms = 120_000;
  * REPEATABLE READ snapshot, so postings committed meanwhile cannot show up as false mismatches.
  */
 export async function verifyLedger(db: Db, extraChecks: LedgerCheck[] = []): Promise<VerifyReport> {
-  return db.tx(async (q) => {
-    await q.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
-    const sellers = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM sellers');
-    const mismatches: Mismatch[] = [];
-    for (const check of [...core_checks, ...extraChecks]) {
-      mismatches.push(...(await check(q)).slice(0, max_mismatches_per_check));
-    }
-    return { ok: mismatches.length === 0, sellersChecked: one(sellers).n, mismatches };
-  }, { timeoutMs: verify_timeout_ms });
+  return db.tx(
+    async (q) => {
+      await q.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+      const sellers = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM sellers');
+      const mismatches: Mismatch[] = [];
+      for (const check of [...core_checks, ...extraChecks]) {
+        mismatches.push(...(await check(q)).slice(0, max_mismatches_per_check));
+      }
+      return { ok: mismatches.length === 0, sellersChecked: one(sellers).n, mismatches };
+    },
+    { timeoutMs: verify_timeout_ms },
+  );
 }
 
 export type LedgerCheck = (q: Queryable) => Promise<Mismatch[]>;
 
 const tagged = (check: string, rows: Record<string, unknown>[]): Mismatch[] => rows.map((r) => ({ check, ...r }));
 
-const unbalancedPostings: LedgerCheck = async (q) => tagged('posting_balanced', (await q.query(`
+const unbalancedPostings: LedgerCheck = async (q) =>
+  tagged(
+    'posting_balanced',
+    (
+      await q.query(`
   SELECT p.id AS "postingId", coalesce(sum(l.amount), 0)::bigint AS sum, count(l.id)::int AS lines
   FROM postings p LEFT JOIN journal_lines l ON l.posting_id = p.id
   GROUP BY p.id HAVING coalesce(sum(l.amount), 0) <> 0 OR count(l.id) < 2
-  LIMIT ${max_mismatches_per_check}`)).rows);
+  LIMIT ${max_mismatches_per_check}`)
+    ).rows,
+  );
 
-const sellerBalances: LedgerCheck = async (q) => tagged('seller_balance', (await q.query(`
+const sellerBalances: LedgerCheck = async (q) =>
+  tagged(
+    'seller_balance',
+    (
+      await q.query(`
   WITH j AS (
     SELECT seller_id,
       coalesce(sum(amount) FILTER (WHERE account = 'available'), 0)::bigint AS available,
@@ -46,22 +66,36 @@ const sellerBalances: LedgerCheck = async (q) => tagged('seller_balance', (await
     coalesce(j.available, 0) AS "journalAvailable", coalesce(j.blocked, 0) AS "journalBlocked"
   FROM sellers s LEFT JOIN balances b ON b.seller_id = s.id LEFT JOIN j ON j.seller_id = s.id
   WHERE coalesce(b.available, 0) <> coalesce(j.available, 0) OR coalesce(b.blocked, 0) <> coalesce(j.blocked, 0)
-  LIMIT ${max_mismatches_per_check}`)).rows);
+  LIMIT ${max_mismatches_per_check}`)
+    ).rows,
+  );
 
-const linesMatchPostingSeller: LedgerCheck = async (q) => tagged('line_seller', (await q.query(`
+const linesMatchPostingSeller: LedgerCheck = async (q) =>
+  tagged(
+    'line_seller',
+    (
+      await q.query(`
   SELECT l.id AS "lineId", l.seller_id AS "lineSellerId", p.seller_id AS "postingSellerId"
   FROM journal_lines l JOIN postings p ON p.id = l.posting_id
   WHERE l.seller_id IS NOT NULL AND l.seller_id <> p.seller_id
-  LIMIT ${max_mismatches_per_check}`)).rows);
+  LIMIT ${max_mismatches_per_check}`)
+    ).rows,
+  );
 
 // CONTRACT §5: money returned to the payer equals money received, for every ESTORNADO sale.
-const refundedSalesNetZero: LedgerCheck = async (q) => tagged('refunded_customer_funds', (await q.query(`
+const refundedSalesNetZero: LedgerCheck = async (q) =>
+  tagged(
+    'refunded_customer_funds',
+    (
+      await q.query(`
   SELECT t.id AS "transactionId", coalesce(sum(l.amount), 0)::bigint AS "customerFunds"
   FROM transactions t
   LEFT JOIN postings p ON p.transaction_id = t.id
   LEFT JOIN journal_lines l ON l.posting_id = p.id AND l.account = 'customer_funds'
   WHERE t.status = 'ESTORNADO'
   GROUP BY t.id HAVING coalesce(sum(l.amount), 0) <> 0
-  LIMIT ${max_mismatches_per_check}`)).rows);
+  LIMIT ${max_mismatches_per_check}`)
+    ).rows,
+  );
 
 const core_checks: LedgerCheck[] = [unbalancedPostings, sellerBalances, linesMatchPostingSeller, refundedSalesNetZero];

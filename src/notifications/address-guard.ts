@@ -1,5 +1,5 @@
+import { type LookupAddress, lookup as lookupCallback } from 'node:dns';
 import { lookup } from 'node:dns/promises';
-import { lookup as lookupCallback, type LookupAddress } from 'node:dns';
 import ipaddr from 'ipaddr.js';
 
 type IP = ipaddr.IPv4 | ipaddr.IPv6;
@@ -23,13 +23,18 @@ const embeddedIPv4 = (ip: ipaddr.IPv6, byte: number) => new ipaddr.IPv4(ip.toByt
 function isPublic(ip: IP): boolean {
   if (ip instanceof ipaddr.IPv4) return ip.range() === 'unicast';
   switch (ip.range()) {
-    case 'unicast': return !ip.match(ipv4Compatible);
+    case 'unicast':
+      return !ip.match(ipv4Compatible);
     case 'ipv4Mapped':
-    case 'rfc6145': return isPublic(embeddedIPv4(ip, 12));
+    case 'rfc6145':
+      return isPublic(embeddedIPv4(ip, 12));
     // 64:ff9b:1::/48 is for local use, so only the well-known NAT64 prefix reaches a public IPv4 address.
-    case 'rfc6052': return ip.match(nat64) && isPublic(embeddedIPv4(ip, 12));
-    case '6to4': return isPublic(embeddedIPv4(ip, 2));
-    default: return false;
+    case 'rfc6052':
+      return ip.match(nat64) && isPublic(embeddedIPv4(ip, 12));
+    case '6to4':
+      return isPublic(embeddedIPv4(ip, 2));
+    default:
+      return false;
   }
 }
 
@@ -40,7 +45,11 @@ export function isPrivateAddress(address: string): boolean {
 }
 
 // "localhost." is the same host as "localhost"; the case matters only for non-special URL schemes, which keep it.
-const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
+const hostOf = (url: URL) =>
+  url.hostname
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '')
+    .toLowerCase();
 const isLoopbackName = (host: string) => host === 'localhost' || host.endsWith('.localhost');
 
 /**

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { Agent, request } from 'undici';
 import type { AppContext } from '../context.ts';
-import { default_retry_delays_ms, isSuccess, nextStep, type AttemptResult } from '../domain/delivery-schedule.ts';
+import { type AttemptResult, default_retry_delays_ms, isSuccess, nextStep } from '../domain/delivery-schedule.ts';
 import type { Job } from '../workers/job.ts';
 import { literalPrivateTarget, publicOnlyLookup } from './address-guard.ts';
 import { NOTIFICATIONS_CHANNEL } from './outbox.ts';
@@ -18,7 +18,12 @@ const claim_batch_max = 200;
 const reclaim_delay_ms = 2;
 const error_text_max = 500;
 
-export interface DeliveryOptions { retryDelaysMs?: readonly number[]; timeoutMs?: number; random?: () => number; perTargetMax?: number }
+export interface DeliveryOptions {
+  retryDelaysMs?: readonly number[];
+  timeoutMs?: number;
+  random?: () => number;
+  perTargetMax?: number;
+}
 
 export interface DeliveryJob extends Job {
   /** Resolves once every attempt started so far has been recorded. */
@@ -27,11 +32,27 @@ export interface DeliveryJob extends Job {
 }
 
 interface Claimed {
-  id: number; kind: string; url: string; event_id: string; payload: string; attempts: number;
-  previous_status: string; status_changed_at: Date; event_status: string; resend_prior_status: string | null;
+  id: number;
+  kind: string;
+  url: string;
+  event_id: string;
+  payload: string;
+  attempts: number;
+  previous_status: string;
+  status_changed_at: Date;
+  event_status: string;
+  resend_prior_status: string | null;
 }
 
-interface Outcome { id: number; status: string; code: number | null; error: string | null; next: Date | null; lease: Date; done(): void }
+interface Outcome {
+  id: number;
+  status: string;
+  code: number | null;
+  error: string | null;
+  next: Date | null;
+  lease: Date;
+  done(): void;
+}
 
 // Due, not leased, first in line for its resource and target (a manual resend skips the line), and
 // within its target's share of attempts in flight (those already leased count against it). Each
@@ -110,7 +131,8 @@ class Agents {
 /** One POST of one notification, bounded by `timeoutMs`; never throws. */
 async function attempt(ctx: AppContext, n: Claimed, agents: Agents, timeoutMs: number): Promise<AttemptResult> {
   const url = new URL(n.url);
-  if (!ctx.config.webhookAllowPrivate && literalPrivateTarget(url)) return { ok: false, status: null, error: 'target is a loopback or private address' };
+  if (!ctx.config.webhookAllowPrivate && literalPrivateTarget(url))
+    return { ok: false, status: null, error: 'target is a loopback or private address' };
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     'user-agent': 'payment-gateway-notifier/1',
@@ -123,8 +145,13 @@ async function attempt(ctx: AppContext, n: Claimed, agents: Agents, timeoutMs: n
   try {
     // undici's request never follows redirects: a 3xx is a failed attempt, as CONTRACT §9 wants.
     const res = await request(url, {
-      method: 'POST', headers, body: n.payload, dispatcher: agents.for(ctx.config.webhookAllowPrivate),
-      headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal: AbortSignal.timeout(timeoutMs),
+      method: 'POST',
+      headers,
+      body: n.payload,
+      dispatcher: agents.for(ctx.config.webhookAllowPrivate),
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      signal: AbortSignal.timeout(timeoutMs),
     });
     await res.body.dump();
     return isSuccess(res.statusCode) ? { ok: true, status: res.statusCode } : { ok: false, status: res.statusCode, error: `HTTP ${res.statusCode}` };
@@ -138,7 +165,7 @@ function outcomeOf(n: Claimed, result: AttemptResult, now: Date, options: Delive
   const step = nextStep(result, n.attempts, now, options.retryDelaysMs ?? default_retry_delays_ms, options.random);
   // A manual resend is one more attempt: if it fails, the notification returns to where it was.
   const prior = n.resend_prior_status !== null && n.resend_prior_status !== 'PENDING' ? n.resend_prior_status : null;
-  const status = step.kind === 'delivered' ? 'DELIVERED' : prior ?? (step.kind === 'retry' ? 'PENDING' : 'FAILED');
+  const status = step.kind === 'delivered' ? 'DELIVERED' : (prior ?? (step.kind === 'retry' ? 'PENDING' : 'FAILED'));
   const next = step.kind === 'retry' && status === 'PENDING' ? step.at : null;
   return { id: n.id, status, code: result.status, error: result.ok ? null : result.error, next };
 }
@@ -168,14 +195,24 @@ class OutcomeRecorder {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, this.queue.length);
       try {
-        await ctx.db.query(record_sql, [batch.map((o) => o.id), batch.map((o) => o.status), batch.map((o) => o.code),
-          batch.map((o) => o.error), batch.map((o) => o.next), ctx.clock.now(), batch.map((o) => o.lease)]);
+        await ctx.db.query(record_sql, [
+          batch.map((o) => o.id),
+          batch.map((o) => o.status),
+          batch.map((o) => o.code),
+          batch.map((o) => o.error),
+          batch.map((o) => o.next),
+          ctx.clock.now(),
+          batch.map((o) => o.lease),
+        ]);
       } catch {
         // Unrecorded (the database is away): the rows stay leased and are attempted again when the lease ends.
       }
       for (const o of batch) o.done();
       // Capacity freed, a target's limit loosened, or its waiting notifications released.
-      this.reclaim ??= setTimeout(() => { this.reclaim = null; wake(); }, reclaim_delay_ms);
+      this.reclaim ??= setTimeout(() => {
+        this.reclaim = null;
+        wake();
+      }, reclaim_delay_ms);
     }
     this.flushing = null;
   }
@@ -209,7 +246,9 @@ export function createDeliveryJob(options: DeliveryOptions = {}): DeliveryJob {
       const claimed = (await ctx.db.query<Claimed>(claim_sql, [now, room, lease, perTargetMax])).rows;
       for (const n of claimed) {
         const running: Promise<void> = attempt(ctx, n, agents, timeoutMs)
-          .then((result) => new Promise<void>((done) => recorder.record(ctx, { ...outcomeOf(n, result, ctx.clock.now(), options), lease, done }, wake)))
+          .then(
+            (result) => new Promise<void>((done) => recorder.record(ctx, { ...outcomeOf(n, result, ctx.clock.now(), options), lease, done }, wake)),
+          )
           .finally(() => inFlight.delete(running));
         inFlight.add(running);
       }

@@ -1,11 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { raw, sql, type Sql } from '../db/sql.ts';
+import { raw, type Sql, sql } from '../db/sql.ts';
 import type { OutboxTarget } from '../domain/notification-payloads.ts';
 
 export const NOTIFICATIONS_CHANNEL = 'notifications_ready';
 
 /** The status change the rows describe. */
-export interface OutboxMove { sellerId: number; transactionId: number | null; cashoutId: number | null; status: string; previous: string; at: Date }
+export interface OutboxMove {
+  sellerId: number;
+  transactionId: number | null;
+  cashoutId: number | null;
+  status: string;
+  previous: string;
+  at: Date;
+}
 
 /**
  * CTEs `outbox` (one row per target) and `woken` (wakes the delivery workers at commit, once, if a

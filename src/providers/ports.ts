@@ -4,12 +4,20 @@ import type { CardBrand } from '../domain/card.ts';
  * What the gateway asks of payment providers. Sales are persisted with what the provider answers
  * at creation; later moves arrive as events (a provider's callback, or the sandbox autopilot).
  */
-export interface PixCharge { externalId: string; txid: string; brCode: string }
+export interface PixCharge {
+  externalId: string;
+  txid: string;
+  brCode: string;
+}
 export interface PixProvider {
   createCharge(input: { amountCents: number }): PixCharge;
 }
 
-export interface BoletoIssued { externalId: string; barcode: string; digitableLine: string }
+export interface BoletoIssued {
+  externalId: string;
+  barcode: string;
+  digitableLine: string;
+}
 export interface BoletoProvider {
   issue(input: { saleId: number; amountCents: number; dueDate: string }): BoletoIssued;
 }
@@ -26,10 +34,18 @@ export interface CardProcessor {
 }
 
 export type PayoutOutcome = 'COMPLETED' | 'REJECTED';
-export interface PayoutSent { externalId: string; providerData: Record<string, unknown> }
+export interface PayoutSent {
+  externalId: string;
+  providerData: Record<string, unknown>;
+}
 export interface PayoutProvider {
   /** Sends a PIX transfer; its result arrives later (a callback, or the sandbox autopilot). */
   send(input: { cashoutId: number; amountCents: number; pixKey: string; pixKeyType: string }): PayoutSent;
 }
 
-export interface Providers { pix: PixProvider; boleto: BoletoProvider; card: CardProcessor; payout: PayoutProvider }
+export interface Providers {
+  pix: PixProvider;
+  boleto: BoletoProvider;
+  card: CardProcessor;
+  payout: PayoutProvider;
+}

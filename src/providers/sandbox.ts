@@ -1,7 +1,7 @@
-import { randomBytes } from '../domain/random.ts';
 import type { Config } from '../config.ts';
 import { buildBoleto, freeFieldForSale } from '../domain/boleto.ts';
 import { buildBrCode, newTxid } from '../domain/pix-brcode.ts';
+import { randomBytes } from '../domain/random.ts';
 import type { CardOutcome, PayoutOutcome, Providers } from './ports.ts';
 
 const externalId = (prefix: string) => `sbx_${prefix}_${randomBytes(12).toString('hex')}`;
@@ -27,8 +27,11 @@ export function sandboxProviders(config: Pick<Config, 'pixReceiverKey' | 'pixMer
       createCharge({ amountCents }) {
         const txid = newTxid();
         const brCode = buildBrCode({
-          key: config.pixReceiverKey, amountCents, txid,
-          merchantName: config.pixMerchantName, merchantCity: config.pixMerchantCity,
+          key: config.pixReceiverKey,
+          amountCents,
+          txid,
+          merchantName: config.pixMerchantName,
+          merchantCity: config.pixMerchantCity,
         });
         return { externalId: externalId('pix'), txid, brCode };
       },

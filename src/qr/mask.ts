@@ -184,7 +184,12 @@ function penalty(k: PackedMasks, p: number): number {
     const base = line * stride;
     const isRow = line < size;
     const hasBelow = isRow && line < size - 1;
-    let prev = 0, ePrev = 0, gPrev = 0, cPrev = 0, zPrev = 0, vPrev = 0;
+    let prev = 0,
+      ePrev = 0,
+      gPrev = 0,
+      cPrev = 0,
+      zPrev = 0,
+      vPrev = 0;
     for (let q = 0; q < stride; q++) {
       const cur = candidate[base + q]!;
       const ok = valid[q]!;
@@ -211,7 +216,11 @@ function penalty(k: PackedMasks, p: number): number {
           vPrev = v;
         }
       }
-      prev = cur; ePrev = e; gPrev = g; cPrev = core; zPrev = light4;
+      prev = cur;
+      ePrev = e;
+      gPrev = g;
+      cPrev = core;
+      zPrev = light4;
     }
   }
   const cells = size * size;

@@ -4,8 +4,9 @@
  * (qr-mask.ts) and a 1-bit PNG (png.ts). The tests check the symbol against `QRCode.create` bit
  * for bit and decode the PNG back with `jsqr`.
  */
-import { encodePng1Bit } from './png.ts';
+
 import { chooseMask, type QrMatrix } from './mask.ts';
+import { encodePng1Bit } from './png.ts';
 import { unmaskedSymbol } from './symbol.ts';
 
 export type { QrMatrix } from './mask.ts';

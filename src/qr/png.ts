@@ -20,8 +20,7 @@ export interface PngOptions {
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 let crcTable: Uint32Array | undefined; // built on first use by the fallback only
 // zlib.crc32 arrived in Node 20.15; keep a table fallback for older 20.x runtimes.
-const crc32: (data: Buffer) => number =
-  typeof zlib.crc32 === 'function' ? (data) => zlib.crc32(data) : tableCrc32;
+const crc32: (data: Buffer) => number = typeof zlib.crc32 === 'function' ? (data) => zlib.crc32(data) : tableCrc32;
 const IEND = chunk('IEND', Buffer.alloc(0));
 
 /** Encodes the matrix as a black-on-white 1-bit grayscale PNG (dark = bit 0, light = bit 1). */
@@ -107,11 +106,12 @@ function chunk(type: string, data: Buffer): Buffer {
 
 /** CRC-32 (PNG, zlib) by table: the fallback for runtimes without zlib.crc32; exported for tests. */
 export function tableCrc32(data: Buffer): number {
-  const table = (crcTable ??= Uint32Array.from({ length: 256 }, (_, n) => {
+  crcTable ??= Uint32Array.from({ length: 256 }, (_, n) => {
     let c = n;
     for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
     return c >>> 0;
-  }));
+  });
+  const table = crcTable;
   let crc = 0xffffffff;
   for (const b of data) crc = table[(crc ^ b) & 0xff]! ^ (crc >>> 8);
   return (crc ^ 0xffffffff) >>> 0;

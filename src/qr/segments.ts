@@ -64,9 +64,12 @@ export function qrSegments(text: string, version: number): QRCodeSegment[] {
     if (p1 < closed) [closed, closedMode] = [p1, 1];
     if (p2 < closed) [closed, closedMode] = [p2, 2];
     const i3 = count * 3;
-    if (closed + h0 < c0) [c0, from[i3]] = [closed + h0, closedMode]; else from[i3] = 0;
-    if (closed + h1 < c1) [c1, from[i3 + 1]] = [closed + h1, closedMode]; else from[i3 + 1] = 1;
-    if (closed + h2 < c2) [c2, from[i3 + 2]] = [closed + h2, closedMode]; else from[i3 + 2] = 2;
+    if (closed + h0 < c0) [c0, from[i3]] = [closed + h0, closedMode];
+    else from[i3] = 0;
+    if (closed + h1 < c1) [c1, from[i3 + 1]] = [closed + h1, closedMode];
+    else from[i3 + 1] = 1;
+    if (closed + h2 < c2) [c2, from[i3 + 2]] = [closed + h2, closedMode];
+    else from[i3 + 2] = 2;
   }
   starts[count] = text.length;
   // Walk back from the cheapest final mode (the first on ties).
@@ -96,7 +99,8 @@ export function segmentsBits(segments: QRCodeSegment[], version: number): number
   for (const s of segments) {
     const mode = MODES.indexOf(s.mode as (typeof MODES)[number]);
     const n = (s.data as string | Uint8Array).length;
-    bits += 4 + band[mode as ModeIndex] + (mode === 0 ? 10 * Math.floor(n / 3) + [0, 4, 7][n % 3]! : mode === 1 ? 11 * (n >> 1) + 6 * (n & 1) : 8 * n);
+    bits +=
+      4 + band[mode as ModeIndex] + (mode === 0 ? 10 * Math.floor(n / 3) + [0, 4, 7][n % 3]! : mode === 1 ? 11 * (n >> 1) + 6 * (n & 1) : 8 * n);
   }
   return bits;
 }

@@ -6,8 +6,9 @@
  * Reed-Solomon with log/antilog tables, and placement along a precomputed module order. The tests
  * check every symbol against `QRCode.create` bit for bit.
  */
-import QRCode from 'qrcode';
+
 import type { QRCodeSegment } from 'qrcode';
+import QRCode from 'qrcode';
 import ecCode from 'qrcode/lib/core/error-correction-code.js';
 import ecLevel from 'qrcode/lib/core/error-correction-level.js';
 import { dataCodewords, qrSegments, segmentsBits } from './segments.ts';
@@ -52,8 +53,13 @@ function tablesFor(version: number): VersionTables {
   const ecTotal = ecCode.getTotalCodewordsCount(version, ecLevel.M);
   const blocks = ecCode.getBlocksCount(version, ecLevel.M);
   t = {
-    size, template: Uint8Array.from(modules.data), reserved: Uint8Array.from(reservedBit), order: Uint32Array.from(order),
-    dataCodewords: total - ecTotal, blocks, ecPerBlock: ecTotal / blocks,
+    size,
+    template: Uint8Array.from(modules.data),
+    reserved: Uint8Array.from(reservedBit),
+    order: Uint32Array.from(order),
+    dataCodewords: total - ecTotal,
+    blocks,
+    ecPerBlock: ecTotal / blocks,
   };
   versions.set(version, t);
   return t;
@@ -61,7 +67,11 @@ function tablesFor(version: number): VersionTables {
 
 /** The symbol of the smallest version that holds `text`, segmented optimally for that version. */
 export function unmaskedSymbol(text: string): UnmaskedSymbol {
-  for (const [first, last] of [[1, 9], [10, 26], [27, 40]] as const) {
+  for (const [first, last] of [
+    [1, 9],
+    [10, 26],
+    [27, 40],
+  ] as const) {
     const segments = qrSegments(text, first);
     const bits = segmentsBits(segments, first);
     for (let version = first; version <= last; version++) {

@@ -3,10 +3,13 @@ import { one } from '../db/sql.ts';
 import { cardFingerprint } from '../domain/card.ts';
 import { DEFAULT_FEE_SCHEDULE } from '../domain/fees.ts';
 import type { SaleRequest } from '../domain/sale-request.ts';
-import { qrPngDataUri } from '../qr/pix-qr.ts';
 import type { Providers } from '../providers/ports.ts';
+import { qrPngDataUri } from '../qr/pix-qr.ts';
 
-export interface SaleDeps { providers: Providers; cardFingerprintKey: string }
+export interface SaleDeps {
+  providers: Providers;
+  cardFingerprintKey: string;
+}
 
 /** A sale as written: its id, the request it came from and what the method added. */
 export interface CreatedSale {
@@ -55,17 +58,41 @@ const insert_sql = `
 export async function createSale(q: Queryable, deps: SaleDeps, sellerId: number, sale: SaleRequest, now: Date): Promise<CreatedSale> {
   const m = await methodFields(q, deps, sale, now);
   const r = await q.query<{ id: number }>(insert_sql, [
-    m.id, sellerId, sale.paymentMethod, sale.amount, JSON.stringify(DEFAULT_FEE_SCHEDULE),
-    sale.customer.name, sale.customer.email, sale.customer.document, sale.customer.phone,
-    sale.shipping ? JSON.stringify(sale.shipping) : null, sale.postbackUrl, m.installments,
-    m.card?.brand ?? null, m.card?.lastFour ?? null, m.card?.bin ?? null, m.card?.fingerprint ?? null,
-    m.pix?.code ?? null, m.pix?.txid ?? null, m.pix?.expiresAt ?? null,
-    m.boleto?.code ?? null, m.boleto?.barcode ?? null, m.boleto?.dueDate ?? null,
-    m.externalId, m.providerData ? JSON.stringify(m.providerData) : null, now,
-    sale.items.map((i) => i.title), sale.items.map((i) => i.unitPrice), sale.items.map((i) => i.quantity), sale.items.map((i) => i.tangible),
+    m.id,
+    sellerId,
+    sale.paymentMethod,
+    sale.amount,
+    JSON.stringify(DEFAULT_FEE_SCHEDULE),
+    sale.customer.name,
+    sale.customer.email,
+    sale.customer.document,
+    sale.customer.phone,
+    sale.shipping ? JSON.stringify(sale.shipping) : null,
+    sale.postbackUrl,
+    m.installments,
+    m.card?.brand ?? null,
+    m.card?.lastFour ?? null,
+    m.card?.bin ?? null,
+    m.card?.fingerprint ?? null,
+    m.pix?.code ?? null,
+    m.pix?.txid ?? null,
+    m.pix?.expiresAt ?? null,
+    m.boleto?.code ?? null,
+    m.boleto?.barcode ?? null,
+    m.boleto?.dueDate ?? null,
+    m.externalId,
+    m.providerData ? JSON.stringify(m.providerData) : null,
+    now,
+    sale.items.map((i) => i.title),
+    sale.items.map((i) => i.unitPrice),
+    sale.items.map((i) => i.quantity),
+    sale.items.map((i) => i.tangible),
   ]);
   return {
-    id: one(r).id, sale, createdAt: now, installments: m.installments,
+    id: one(r).id,
+    sale,
+    createdAt: now,
+    installments: m.installments,
     pix: m.pix && { code: m.pix.code, expiresAt: m.pix.expiresAt, qrCodeBase64: qrPngDataUri(m.pix.code) },
     boleto: m.boleto,
   };
@@ -96,7 +123,8 @@ async function methodFields(q: Queryable, deps: SaleDeps, sale: SaleRequest, now
         ...none,
         installments: sale.paymentMethod === 'CREDIT_CARD' ? installments : null,
         card: { brand: card.brand, lastFour: card.lastFour, bin: card.bin, fingerprint: cardFingerprint(card.number, deps.cardFingerprintKey) },
-        externalId: auth.externalId, providerData: auth.providerData,
+        externalId: auth.externalId,
+        providerData: auth.providerData,
       };
     }
   }

@@ -1,6 +1,6 @@
 import type { Db } from '../db/db.ts';
-import { findActiveKey, KEY_REVOKED_CHANNEL, type ActiveKey } from './sellers-repo.ts';
 import { secretMatches } from '../domain/secrets.ts';
+import { type ActiveKey, findActiveKey, KEY_REVOKED_CHANNEL } from './sellers-repo.ts';
 
 const cache_max_entries = 10_000;
 
@@ -20,7 +20,10 @@ export class ApiKeyAuthenticator {
   async start(): Promise<void> {
     // A revocation committed while the channel was down was missed: forget everything, and let
     // no lookup that straddled the gap (lost or restored) into the cache.
-    const reset = () => { this.generation++; this.cache.clear(); };
+    const reset = () => {
+      this.generation++;
+      this.cache.clear();
+    };
     this.unlisten = await this.db.listen(KEY_REVOKED_CHANNEL, { onPayload: (publicKey) => this.forget(publicKey), onLost: reset, onRestored: reset });
   }
 

@@ -6,7 +6,11 @@ const private_key_prefix = 'sk_';
 const public_key_bytes = 18;
 const private_key_bytes = 32; // 256 bits: a plain SHA-256 digest is enough, no slow password hash needed
 
-export interface KeyPair { publicKey: string; privateKey: string; privateKeyDigest: Buffer }
+export interface KeyPair {
+  publicKey: string;
+  privateKey: string;
+  privateKeyDigest: Buffer;
+}
 
 export function generateKeyPair(): KeyPair {
   const publicKey = public_key_prefix + randomBytes(public_key_bytes).toString('base64url');

@@ -10,6 +10,7 @@ export async function applyEvent(ctx: AppContext, id: number, event: Transaction
     if (sellerId !== undefined && row.seller_id !== sellerId) throw new ApiError('FORBIDDEN', 'This transaction belongs to another account');
   });
   if (result.kind === 'not_found') throw new ApiError('NOT_FOUND', 'Transaction not found');
-  if (result.kind === 'refused') throw new ApiError('INVALID_TRANSITION', `Cannot apply ${event} to a ${result.row.status} transaction: ${result.reason}`);
+  if (result.kind === 'refused')
+    throw new ApiError('INVALID_TRANSITION', `Cannot apply ${event} to a ${result.row.status} transaction: ${result.reason}`);
   return transactionView(result.row, result.items);
 }

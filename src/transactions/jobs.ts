@@ -17,12 +17,15 @@ export const expiryJob: Job = {
   async run(ctx) {
     const now = ctx.clock.now();
     return ctx.db.tx(async (q) => {
-      const due = await q.query<{ id: number }>(`
+      const due = await q.query<{ id: number }>(
+        `
         SELECT id FROM transactions
         WHERE status = 'PENDENTE' AND (
           (payment_method = 'PIX' AND pix_expires_at < $1) OR
           (payment_method = 'BOLETO' AND boleto_due_date < $2::date - $3::int))
-        ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED`, [now, saoPauloDate(now), boleto_grace_days, batch_size]);
+        ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED`,
+        [now, saoPauloDate(now), boleto_grace_days, batch_size],
+      );
       for (const { id } of due.rows) await moveTransaction(q, id, 'EXPIRED', now);
       return due.rowCount;
     });
@@ -38,11 +41,14 @@ export const cardAutopilotJob: Job = {
   async run(ctx: AppContext) {
     const now = ctx.clock.now();
     return ctx.db.tx(async (q) => {
-      const ready = await q.query<{ id: number; status: string; outcome: CardOutcome | null }>(`
+      const ready = await q.query<{ id: number; status: string; outcome: CardOutcome | null }>(
+        `
         SELECT id, status, provider_data->>'sandboxOutcome' AS outcome FROM transactions
         WHERE status IN ('PENDENTE', 'EM_PROCESSAMENTO') AND payment_method IN ('CREDIT_CARD', 'DEBIT_CARD')
           AND updated_at <= $1
-        ORDER BY updated_at LIMIT $2 FOR UPDATE SKIP LOCKED`, [new Date(now.getTime() - autopilot_step_ms), batch_size]);
+        ORDER BY updated_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [new Date(now.getTime() - autopilot_step_ms), batch_size],
+      );
       for (const row of ready.rows) {
         const event = row.status === 'PENDENTE' ? 'SENT_TO_PROCESSOR' : outcome_events[row.outcome ?? 'APPROVED'];
         await moveTransaction(q, row.id, event, now);
@@ -62,10 +68,13 @@ export const reserveReleaseJob: Job = {
   async run(ctx) {
     const now = ctx.clock.now();
     return ctx.db.tx(async (q) => {
-      const due = await q.query<{ id: number }>(`
+      const due = await q.query<{ id: number }>(
+        `
         SELECT id FROM transactions
         WHERE reserve_held > 0 AND reserve_release_at <= $1 AND status = 'PAGO'
-        ORDER BY reserve_release_at LIMIT $2 FOR UPDATE SKIP LOCKED`, [now, batch_size]);
+        ORDER BY reserve_release_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [now, batch_size],
+      );
       for (const { id } of due.rows) await releaseReserve(q, id, now);
       return due.rowCount;
     });

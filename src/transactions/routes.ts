@@ -3,11 +3,11 @@ import type { AppContext } from '../context.ts';
 import { ApiError } from '../domain/errors.ts';
 import { PAYMENT_METHODS, TRANSACTION_STATUSES } from '../domain/transaction-states.ts';
 import { parsePathId } from '../http/ids.ts';
-import { PathId, StringEnum, errorResponses, sellerSecurity, type Router } from '../http/router.ts';
 import { PageQuery, pageAnswer, pageOf, pageRequest } from '../http/paging.ts';
-import { itemsOf, listTransactions, findTransaction, type TransactionRow } from './transactions-repo.ts';
+import { errorResponses, PathId, type Router, StringEnum, sellerSecurity } from '../http/router.ts';
 import { applyEvent } from './apply-event.ts';
 import { Transaction, transactionView } from './transaction-view.ts';
+import { findTransaction, itemsOf, listTransactions, type TransactionRow } from './transactions-repo.ts';
 
 const ListQuery = Type.Object({
   status: Type.Optional(StringEnum(TRANSACTION_STATUSES)),
@@ -30,29 +30,64 @@ async function ownTransaction(ctx: AppContext, sellerId: number, rawId: string):
 export async function transactionRoutes(app: Router, ctx: AppContext): Promise<void> {
   const common = { tags: ['transactions'], security: sellerSecurity };
 
-  app.get('/api/transactions/:id', {
-    schema: { ...common, summary: 'Read one transaction (money in cents)', params: PathId, response: { 200: Transaction, ...errorResponses } },
-  }, async (request) => withItems(ctx, await ownTransaction(ctx, request.sellerId, request.params.id)));
-
-  app.get('/api/transactions', {
-    schema: {
-      ...common, summary: 'List the seller\'s transactions, newest first', querystring: ListQuery,
-      response: { 200: pageOf(Transaction), ...errorResponses },
+  app.get(
+    '/api/transactions/:id',
+    {
+      schema: { ...common, summary: 'Read one transaction (money in cents)', params: PathId, response: { 200: Transaction, ...errorResponses } },
     },
-  }, async (request) => {
-    const { limit, fetch, beforeId } = pageRequest(request.query);
-    const rows = await listTransactions(ctx.db, {
-      sellerId: request.sellerId, status: request.query.status, paymentMethod: request.query.paymentMethod, beforeId, limit: fetch,
-    });
-    const items = await itemsOf(ctx.db, rows.slice(0, limit).map((r) => r.id));
-    return pageAnswer(rows, limit, (page) => page.map((r) => transactionView(r, items.get(r.id) ?? [])));
-  });
+    async (request) => withItems(ctx, await ownTransaction(ctx, request.sellerId, request.params.id)),
+  );
 
-  app.post('/api/transactions/:id/refund', {
-    schema: { ...common, summary: 'Refund a paid transaction in full (PAGO → ESTORNADO)', params: PathId, response: { 200: Transaction, ...errorResponses } },
-  }, async (request) => applyEvent(ctx, parsePathId(request.params.id), 'REFUNDED', request.sellerId));
+  app.get(
+    '/api/transactions',
+    {
+      schema: {
+        ...common,
+        summary: "List the seller's transactions, newest first",
+        querystring: ListQuery,
+        response: { 200: pageOf(Transaction), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { limit, fetch, beforeId } = pageRequest(request.query);
+      const rows = await listTransactions(ctx.db, {
+        sellerId: request.sellerId,
+        status: request.query.status,
+        paymentMethod: request.query.paymentMethod,
+        beforeId,
+        limit: fetch,
+      });
+      const items = await itemsOf(
+        ctx.db,
+        rows.slice(0, limit).map((r) => r.id),
+      );
+      return pageAnswer(rows, limit, (page) => page.map((r) => transactionView(r, items.get(r.id) ?? [])));
+    },
+  );
 
-  app.post('/api/transactions/:id/cancel', {
-    schema: { ...common, summary: 'Cancel a pending or failed transaction (→ CANCELADO)', params: PathId, response: { 200: Transaction, ...errorResponses } },
-  }, async (request) => applyEvent(ctx, parsePathId(request.params.id), 'CANCELLED', request.sellerId));
+  app.post(
+    '/api/transactions/:id/refund',
+    {
+      schema: {
+        ...common,
+        summary: 'Refund a paid transaction in full (PAGO → ESTORNADO)',
+        params: PathId,
+        response: { 200: Transaction, ...errorResponses },
+      },
+    },
+    async (request) => applyEvent(ctx, parsePathId(request.params.id), 'REFUNDED', request.sellerId),
+  );
+
+  app.post(
+    '/api/transactions/:id/cancel',
+    {
+      schema: {
+        ...common,
+        summary: 'Cancel a pending or failed transaction (→ CANCELADO)',
+        params: PathId,
+        response: { 200: Transaction, ...errorResponses },
+      },
+    },
+    async (request) => applyEvent(ctx, parsePathId(request.params.id), 'CANCELLED', request.sellerId),
+  );
 }

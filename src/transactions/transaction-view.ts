@@ -1,16 +1,22 @@
 import { Type } from 'typebox';
-import { StringEnum, iso } from '../http/router.ts';
-import { PAYMENT_METHODS, TRANSACTION_STATUSES } from '../domain/transaction-states.ts';
-import type { ItemRow, TransactionRow } from './transactions-repo.ts';
-import type { ShippingInput } from '../domain/sale-request.ts';
 import type { SaleForNotification } from '../domain/notification-payloads.ts';
+import type { ShippingInput } from '../domain/sale-request.ts';
+import { PAYMENT_METHODS, TRANSACTION_STATUSES } from '../domain/transaction-states.ts';
+import { iso, StringEnum } from '../http/router.ts';
+import type { ItemRow, TransactionRow } from './transactions-repo.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 const Cents = Type.Integer({ description: 'cents' });
 
 export const Shipping = Type.Object({
-  street: Type.String(), number: Type.String(), complement: Nullable(Type.String()), neighborhood: Type.String(),
-  city: Type.String(), state: Type.String(), zipCode: Type.String(), fee: Cents,
+  street: Type.String(),
+  number: Type.String(),
+  complement: Nullable(Type.String()),
+  neighborhood: Type.String(),
+  city: Type.String(),
+  state: Type.String(),
+  zipCode: Type.String(),
+  fee: Cents,
 });
 
 /** GET /api/transactions/{id}: money as numbers of cents (the spec's unit for this area). */
@@ -61,16 +67,33 @@ export function transactionView(row: TransactionRow, items: ItemRow[]) {
 /** jsonb reorders keys; the API shows shipping in the order of CONTRACT §4. */
 export function shippingObject(s: ShippingInput | null) {
   if (!s) return null;
-  return { street: s.street, number: s.number, complement: s.complement ?? null, neighborhood: s.neighborhood, city: s.city, state: s.state, zipCode: s.zipCode, fee: s.fee };
+  return {
+    street: s.street,
+    number: s.number,
+    complement: s.complement ?? null,
+    neighborhood: s.neighborhood,
+    city: s.city,
+    state: s.state,
+    zipCode: s.zipCode,
+    fee: s.fee,
+  };
 }
 
 /** The sale as its notifications describe it (CONTRACT §9). */
 export function saleForNotification(row: TransactionRow, items: ItemRow[]): SaleForNotification & { status: TransactionRow['status'] } {
   return {
-    id: row.id, sellerId: row.seller_id, amount: row.amount, createdAt: row.created_at, status: row.status, paymentMethod: row.payment_method,
+    id: row.id,
+    sellerId: row.seller_id,
+    amount: row.amount,
+    createdAt: row.created_at,
+    status: row.status,
+    paymentMethod: row.payment_method,
     customer: { document: row.customer_document, email: row.customer_email, name: row.customer_name, phone: row.customer_phone },
-    pixKey: row.pix_code, boletoCode: row.boleto_code, shipping: shippingObject(row.shipping),
+    pixKey: row.pix_code,
+    boletoCode: row.boleto_code,
+    shipping: shippingObject(row.shipping),
     items: items.map((i) => ({ id: i.id, title: i.title, unitPrice: i.unit_price, quantity: i.quantity, tangible: i.tangible })),
-    systemFee: row.system_fee, externalTransactionId: row.external_transaction_id,
+    systemFee: row.system_fee,
+    externalTransactionId: row.external_transaction_id,
   };
 }

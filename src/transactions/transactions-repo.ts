@@ -1,8 +1,8 @@
 import type { Queryable } from '../db/db.ts';
 import { maybeOne } from '../db/sql.ts';
-import type { PaymentMethod, TransactionEvent, TransactionStatus } from '../domain/transaction-states.ts';
 import type { FeeSchedule } from '../domain/fees.ts';
 import type { ShippingInput } from '../domain/sale-request.ts';
+import type { PaymentMethod, TransactionEvent, TransactionStatus } from '../domain/transaction-states.ts';
 
 export interface TransactionRow {
   id: number;
@@ -38,7 +38,14 @@ export interface TransactionRow {
   completed_at: Date | null;
 }
 
-export interface ItemRow { id: number; transaction_id: number; title: string; unit_price: number; quantity: number; tangible: boolean }
+export interface ItemRow {
+  id: number;
+  transaction_id: number;
+  title: string;
+  unit_price: number;
+  quantity: number;
+  tangible: boolean;
+}
 
 // Dates come back as text so a business date never shifts with the process time zone.
 const columns = `t.*, t.boleto_due_date::text AS boleto_due_date`;
@@ -56,14 +63,22 @@ export async function itemsOf(q: Queryable, ids: number[]): Promise<Map<number, 
   return byTransaction;
 }
 
-export interface ListFilter { sellerId: number; status?: TransactionStatus; paymentMethod?: PaymentMethod; beforeId: number | null; limit: number }
+export interface ListFilter {
+  sellerId: number;
+  status?: TransactionStatus;
+  paymentMethod?: PaymentMethod;
+  beforeId: number | null;
+  limit: number;
+}
 
 export async function listTransactions(q: Queryable, f: ListFilter): Promise<TransactionRow[]> {
-  const r = await q.query<TransactionRow>(`
+  const r = await q.query<TransactionRow>(
+    `
     SELECT ${columns} FROM transactions t
     WHERE t.seller_id = $1 AND ($2::text IS NULL OR t.status = $2) AND ($3::text IS NULL OR t.payment_method = $3)
       AND ($4::bigint IS NULL OR t.id < $4)
     ORDER BY t.id DESC LIMIT $5`,
-  [f.sellerId, f.status ?? null, f.paymentMethod ?? null, f.beforeId ?? null, f.limit]);
+    [f.sellerId, f.status ?? null, f.paymentMethod ?? null, f.beforeId ?? null, f.limit],
+  );
   return r.rows;
 }

@@ -2,7 +2,7 @@ import type { Queryable } from '../db/db.ts';
 import { CONFLICT, retryOnConflict } from '../db/optimistic.ts';
 import { maybeOne, one, run, sql } from '../db/sql.ts';
 import type { Posting } from '../domain/ledger.ts';
-import { transactionTargets, type OutboxTarget, type WebhookTarget } from '../domain/notification-payloads.ts';
+import { type OutboxTarget, transactionTargets, type WebhookTarget } from '../domain/notification-payloads.ts';
 import { reserveRelease, salePostings } from '../domain/transaction-postings.ts';
 import { applyTransactionEvent, postingKind, type TransactionEvent, type TransactionStatus } from '../domain/transaction-states.ts';
 import { postingsCte } from '../ledger/postings.ts';
@@ -53,8 +53,13 @@ const read_sql = `
  * paid twice. Works inside the caller's transaction or on its own (the statement is atomic).
  * `check` may refuse (throw) after the read, before anything is written.
  */
-export async function moveTransaction(q: Queryable, id: number, event: TransactionEvent, at: Date,
-  check?: (row: TransactionRow) => void): Promise<MoveResult> {
+export async function moveTransaction(
+  q: Queryable,
+  id: number,
+  event: TransactionEvent,
+  at: Date,
+  check?: (row: TransactionRow) => void,
+): Promise<MoveResult> {
   return retryOnConflict(`transaction ${id}: ${event}`, async () => {
     const input = await readForMove(q, id);
     if (!input) return { kind: 'not_found' } as const;
@@ -64,7 +69,7 @@ export async function moveTransaction(q: Queryable, id: number, event: Transacti
     if (outcome.kind === 'noop') return { kind: 'noop', row: before, items } as const;
     if (outcome.kind === 'refused') return { kind: 'refused', row: before, items, reason: outcome.reason } as const;
     const plan = planMove(input, outcome.to, event, at);
-    return (await writeMove(q, input, plan)) ? { kind: 'moved', row: plan.after, items, from: before.status } as const : CONFLICT;
+    return (await writeMove(q, input, plan)) ? ({ kind: 'moved', row: plan.after, items, from: before.status } as const) : CONFLICT;
   });
 }
 
@@ -72,7 +77,7 @@ export async function moveTransaction(q: Queryable, id: number, event: Transacti
 export async function releaseReserve(q: Queryable, id: number, at: Date): Promise<boolean> {
   return retryOnConflict(`transaction ${id}: reserve release`, async () => {
     const input = await readForMove(q, id);
-    if (!input || input.row.status !== 'PAGO') return false;
+    if (input?.row.status !== 'PAGO') return false;
     const money = reserveRelease(saleMoney(input.row), at);
     if (money.postings.length === 0) return false;
     const plan: MovePlan = { after: withMoneyUpdate(input.row, money.update), event: null, at, postings: money.postings, outbox: [] };
@@ -84,13 +89,22 @@ export async function releaseReserve(q: Queryable, id: number, at: Date): Promis
 export function planMove(input: MoveInput, to: TransactionStatus, event: TransactionEvent, at: Date): MovePlan {
   const { row: before } = input;
   const moved: TransactionRow = {
-    ...before, status: to, last_event: event, updated_at: at,
-    completed_at: to === 'PAGO' ? before.completed_at ?? at : before.completed_at,
+    ...before,
+    status: to,
+    last_event: event,
+    updated_at: at,
+    completed_at: to === 'PAGO' ? (before.completed_at ?? at) : before.completed_at,
   };
   const kind = postingKind(before.status, to);
   const money = kind ? salePostings(kind, saleMoney(moved), at) : { postings: [], update: {} };
   const after = withMoneyUpdate(moved, money.update);
-  return { after, event, at, postings: money.postings, outbox: transactionTargets(saleForNotification(after, input.items), after.postback_url, input.webhooks) };
+  return {
+    after,
+    event,
+    at,
+    postings: money.postings,
+    outbox: transactionTargets(saleForNotification(after, input.items), after.postback_url, input.webhooks),
+  };
 }
 
 async function readForMove(q: Queryable, id: number): Promise<MoveInput | null> {
@@ -109,7 +123,9 @@ async function readForMove(q: Queryable, id: number): Promise<MoveInput | null> 
 async function writeMove(q: Queryable, input: MoveInput, plan: MovePlan): Promise<boolean> {
   const a = plan.after;
   const move = { sellerId: a.seller_id, transactionId: a.id, cashoutId: null, status: a.status, previous: input.row.status, at: plan.at };
-  const r = await run<{ moved: number }>(q, sql`
+  const r = await run<{ moved: number }>(
+    q,
+    sql`
     WITH moved AS (
       UPDATE transactions SET status = ${a.status}, last_event = ${a.last_event}, updated_at = ${a.updated_at}, completed_at = ${a.completed_at},
         system_fee = ${a.system_fee}, reserve_amount = ${a.reserve_amount}, net_amount = ${a.net_amount}, reserve_held = ${a.reserve_held},
@@ -121,6 +137,7 @@ async function writeMove(q: Queryable, input: MoveInput, plan: MovePlan): Promis
       SELECT id, ${plan.event}::text, ${input.row.status}::text, ${a.status}::text, ${plan.at}::timestamptz FROM moved
       WHERE ${plan.event}::text IS NOT NULL
     ), ${postingsCte(plan.postings, 'moved')}, ${outboxCte(move, plan.outbox, 'moved')}
-    SELECT (SELECT count(*) FROM moved)::int AS moved, (SELECT count(*) FROM woken)::int AS woken`);
+    SELECT (SELECT count(*) FROM moved)::int AS moved, (SELECT count(*) FROM woken)::int AS woken`,
+  );
   return one(r).moved === 1;
 }

@@ -19,7 +19,11 @@ export class WorkerRunner {
   private readonly pendingWakes = new Set<string>();
   private readonly unlisteners: (() => Promise<void>)[] = [];
 
-  constructor(private readonly ctx: AppContext, private readonly jobs: Job[], private readonly log: FastifyBaseLogger) {}
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly jobs: Job[],
+    private readonly log: FastifyBaseLogger,
+  ) {}
 
   async start(): Promise<void> {
     for (const job of this.jobs) {
@@ -76,7 +80,11 @@ export class WorkerRunner {
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
       const wakers = this.wakers;
-      function done() { clearTimeout(timer); wakers.delete(name); resolve(); }
+      function done() {
+        clearTimeout(timer);
+        wakers.delete(name);
+        resolve();
+      }
       wakers.set(name, done);
     });
   }

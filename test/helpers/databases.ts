@@ -5,7 +5,10 @@ import pg from 'pg';
 export const testDatabaseUrl = process.env.TEST_DATABASE_URL || undefined;
 export const onPostgres = testDatabaseUrl !== undefined;
 
-export interface TestDatabase { url: string; drop(): Promise<void> }
+export interface TestDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
 
 export async function freshDatabase(): Promise<TestDatabase> {
   if (!testDatabaseUrl) return { url: 'memory://', drop: async () => {} };

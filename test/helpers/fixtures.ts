@@ -18,11 +18,27 @@ export const CARDS: readonly Method[] = ['CREDIT_CARD', 'DEBIT_CARD'];
 export type Status = 'PENDENTE' | 'EM_PROCESSAMENTO' | 'PAGO' | 'CANCELADO' | 'RECUSADO' | 'ESTORNADO' | 'FALHA' | 'CHARGEBACK' | 'MED';
 
 export type TxEvent =
-  | 'PAYMENT_CONFIRMED' | 'SENT_TO_PROCESSOR' | 'APPROVED' | 'DECLINED' | 'PROCESSING_ERROR' | 'RETRY_PROCESSED'
-  | 'CANCELLED' | 'EXPIRED' | 'REFUNDED' | 'CHARGEBACK_OPENED' | 'CHARGEBACK_REVERTED' | 'CHARGEBACK_CONFIRMED'
-  | 'MED_OPENED' | 'MED_WON' | 'MED_LOST';
+  | 'PAYMENT_CONFIRMED'
+  | 'SENT_TO_PROCESSOR'
+  | 'APPROVED'
+  | 'DECLINED'
+  | 'PROCESSING_ERROR'
+  | 'RETRY_PROCESSED'
+  | 'CANCELLED'
+  | 'EXPIRED'
+  | 'REFUNDED'
+  | 'CHARGEBACK_OPENED'
+  | 'CHARGEBACK_REVERTED'
+  | 'CHARGEBACK_CONFIRMED'
+  | 'MED_OPENED'
+  | 'MED_WON'
+  | 'MED_LOST';
 
-export interface EventRule { from: readonly Status[]; to: Status; methods?: readonly Method[] }
+export interface EventRule {
+  from: readonly Status[];
+  to: Status;
+  methods?: readonly Method[];
+}
 
 /** CONTRACT §6's event table, transcribed by hand: the statuses an event moves from, where to, and which methods allow it. */
 export const EVENT_TABLE: Readonly<Record<TxEvent, EventRule>> = {
@@ -57,11 +73,23 @@ export const customer = (): Json => ({ name: 'Maria Silva', email: 'maria@exampl
 export const customerWithoutPhone = (): Json => ({ name: 'Maria Silva', email: 'maria@example.com', document: '52998224725' });
 
 /** A card of the sandbox (CONTRACT §6's test cards): 4111… approved Visa by default. */
-export const testCard = (number = '4111111111111111', cvv = '123', holderName = 'MARIA SILVA'): Json =>
-  ({ number, holderName, expirationMonth: 12, expirationYear: 2030, cvv });
+export const testCard = (number = '4111111111111111', cvv = '123', holderName = 'MARIA SILVA'): Json => ({
+  number,
+  holderName,
+  expirationMonth: 12,
+  expirationYear: 2030,
+  cvv,
+});
 
 export const shippingExample = (): Json => ({
-  street: 'Rua A', number: '10', complement: null, neighborhood: 'Centro', city: 'São Paulo', state: 'SP', zipCode: '01001000', fee: 1000,
+  street: 'Rua A',
+  number: '10',
+  complement: null,
+  neighborhood: 'Centro',
+  city: 'São Paulo',
+  state: 'SP',
+  zipCode: '01001000',
+  fee: 1000,
 });
 
 export interface PixExampleOptions {
@@ -154,17 +182,22 @@ export interface SaleOptions {
 export function saleOf(method: Method, options: SaleOptions = {}): Json {
   const amount = options.amount ?? 15000;
   const base = {
-    amount, paymentMethod: method, customer: customerWithoutPhone(),
+    amount,
+    paymentMethod: method,
+    customer: customerWithoutPhone(),
     items: [{ title: options.title ?? 'Produto', unitPrice: amount, quantity: 1, tangible: false }],
   };
   const card = (fallback: string) => testCard(options.cardNumber ?? fallback, '123', options.holderName ?? 'MARIA SILVA');
   switch (method) {
-    case 'PIX': return { ...base, ...(options.pix ? { pix: options.pix } : {}) };
-    case 'BOLETO': return { ...base, ...(options.dueDate ? { boleto: { dueDate: options.dueDate } } : {}) };
+    case 'PIX':
+      return { ...base, ...(options.pix ? { pix: options.pix } : {}) };
+    case 'BOLETO':
+      return { ...base, ...(options.dueDate ? { boleto: { dueDate: options.dueDate } } : {}) };
     case 'CREDIT_CARD': {
       const installments = options.installments === undefined ? 2 : options.installments;
       return { ...base, ...(installments === null ? {} : { installments }), card: card('4111111111111111') };
     }
-    case 'DEBIT_CARD': return { ...base, card: card('5555555555554444') };
+    case 'DEBIT_CARD':
+      return { ...base, card: card('5555555555554444') };
   }
 }

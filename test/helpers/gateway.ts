@@ -2,8 +2,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DestinationStream } from 'pino';
-import { buildApp, type App } from '../../src/app.ts';
-import { loadConfig, type Config } from '../../src/config.ts';
+import { type App, buildApp } from '../../src/app.ts';
+import { type Config, loadConfig } from '../../src/config.ts';
 import type { AppContext, Clock } from '../../src/context.ts';
 import type { MsClock } from '../../src/http/rate-limit.ts';
 import { closeContext, createContext } from '../../src/runtime.ts';
@@ -13,7 +13,12 @@ export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 export const POSTBACK_SECRET = 'test-postback-secret-0123456789abcdef';
 export const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
-export interface SellerKeys { id: number; publicKey: string; privateKey: string; headers: Record<string, string> }
+export interface SellerKeys {
+  id: number;
+  publicKey: string;
+  privateKey: string;
+  headers: Record<string, string>;
+}
 
 export interface Gateway {
   app: App;
@@ -70,21 +75,34 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   await app.ready();
   const peers: (() => Promise<void>)[] = [];
   return {
-    app, ctx, config, database,
+    app,
+    ctx,
+    config,
+    database,
     async createSeller(input = {}) {
       const res = await app.inject({
-        method: 'POST', url: '/admin/sellers', headers: adminHeaders,
+        method: 'POST',
+        url: '/admin/sellers',
+        headers: adminHeaders,
         payload: { name: input.name ?? 'Loja Teste', email: input.email ?? 'loja@example.com' },
       });
       if (res.statusCode !== 201) throw new Error(`createSeller: ${res.statusCode} ${res.body}`);
       const s = res.json();
-      return { id: s.id, publicKey: s.publicKey, privateKey: s.privateKey, headers: { 'x-api-public-key': s.publicKey, 'x-api-private-key': s.privateKey } };
+      return {
+        id: s.id,
+        publicKey: s.publicKey,
+        privateKey: s.privateKey,
+        headers: { 'x-api-public-key': s.publicKey, 'x-api-private-key': s.privateKey },
+      };
     },
     async peer() {
       const peerCtx = await createContext(config, options.clock);
       const peerApp = await buildApp(peerCtx);
       await peerApp.ready();
-      const close = async () => { await peerApp.close(); await closeContext(peerCtx); };
+      const close = async () => {
+        await peerApp.close();
+        await closeContext(peerCtx);
+      };
       peers.push(close);
       return { app: peerApp, ctx: peerCtx, close };
     },

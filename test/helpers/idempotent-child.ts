@@ -10,7 +10,9 @@ const ctx = await createContext(loadConfig(process.env));
 const app = await buildApp(ctx);
 await app.ready();
 void app.inject({
-  method: 'POST', url: '/api/sales', payload: JSON.parse(bodyJson!),
+  method: 'POST',
+  url: '/api/sales',
+  payload: JSON.parse(bodyJson!),
   headers: { ...JSON.parse(headersJson!), 'idempotency-key': key! },
 });
 console.log('sent');

@@ -10,15 +10,23 @@
  * events, §8 fees) are modelled at the end of the class.
  */
 
-import { allows, EVENT_TABLE, EVENTS, METHODS, saleOf, type Method, type Status, type TxEvent } from './fixtures.ts';
+import { allows, EVENT_TABLE, EVENTS, METHODS, type Method, type Status, saleOf, type TxEvent } from './fixtures.ts';
 
 // CONTRACT §6's event table lives in fixtures.ts (one transcription for every test); re-exported here.
 export { EVENT_TABLE, EVENTS, METHODS, type Method, type Status, type TxEvent };
 
-export interface MethodFeeModel { fixedCents: number; percentBasisPoints: number }
+export interface MethodFeeModel {
+  fixedCents: number;
+  percentBasisPoints: number;
+}
 export interface ScheduleModel {
-  pix: MethodFeeModel; boleto: MethodFeeModel; creditCard: MethodFeeModel; debitCard: MethodFeeModel;
-  reserveBasisPoints: number; reserveDays: number; chargebackFineCents: number;
+  pix: MethodFeeModel;
+  boleto: MethodFeeModel;
+  creditCard: MethodFeeModel;
+  debitCard: MethodFeeModel;
+  reserveBasisPoints: number;
+  reserveDays: number;
+  chargebackFineCents: number;
   cashout: { fixedCents: number; variableBasisPoints: number };
 }
 
@@ -29,14 +37,21 @@ export function defaultSchedule(): ScheduleModel {
     boleto: { fixedCents: 349, percentBasisPoints: 0 },
     creditCard: { fixedCents: 49, percentBasisPoints: 499 },
     debitCard: { fixedCents: 49, percentBasisPoints: 299 },
-    reserveBasisPoints: 0, reserveDays: 30, chargebackFineCents: 1500,
+    reserveBasisPoints: 0,
+    reserveDays: 30,
+    chargebackFineCents: 1500,
     cashout: { fixedCents: 200, variableBasisPoints: 0 },
   };
 }
 
 export type SchedulePatch = {
-  pix?: Partial<MethodFeeModel>; boleto?: Partial<MethodFeeModel>; creditCard?: Partial<MethodFeeModel>; debitCard?: Partial<MethodFeeModel>;
-  reserveBasisPoints?: number; reserveDays?: number; chargebackFineCents?: number;
+  pix?: Partial<MethodFeeModel>;
+  boleto?: Partial<MethodFeeModel>;
+  creditCard?: Partial<MethodFeeModel>;
+  debitCard?: Partial<MethodFeeModel>;
+  reserveBasisPoints?: number;
+  reserveDays?: number;
+  chargebackFineCents?: number;
   cashout?: Partial<ScheduleModel['cashout']>;
 };
 
@@ -79,7 +94,11 @@ export function bpHalfEven(value: number, basisPoints: number): number {
   return Number(result);
 }
 
-export interface Split { systemFee: number; reserveAmount: number; netAmount: number }
+export interface Split {
+  systemFee: number;
+  reserveAmount: number;
+  netAmount: number;
+}
 
 /** CONTRACT §5 split formulas. */
 export function splitOf(amount: number, fee: MethodFeeModel, reserveBasisPoints: number): Split {
@@ -128,8 +147,13 @@ export const CASHOUT_EVENT_TABLE: Readonly<Record<CashoutEvent, { from: readonly
   CANCELLED: { from: ['PENDING'], to: 'CANCELLED' },
 };
 export interface ModelCashout {
-  id: number; sellerId: number; amount: number; feeTotal: number; netAmount: number;
-  status: CashoutStatus; lastEvent: CashoutEvent | null;
+  id: number;
+  sellerId: number;
+  amount: number;
+  feeTotal: number;
+  netAmount: number;
+  status: CashoutStatus;
+  lastEvent: CashoutEvent | null;
 }
 
 export class MoneyModel {
@@ -170,8 +194,17 @@ export class MoneyModel {
 
   createSale(id: number, sellerId: number, method: Method, amount: number): ModelSale {
     const sale: ModelSale = {
-      id, sellerId, method, amount, schedule: structuredClone(this.scheduleOf(sellerId)),
-      status: 'PENDENTE', lastEvent: null, split: null, reserveHeld: 0, releaseAt: null, customerFunds: 0,
+      id,
+      sellerId,
+      method,
+      amount,
+      schedule: structuredClone(this.scheduleOf(sellerId)),
+      status: 'PENDENTE',
+      lastEvent: null,
+      split: null,
+      reserveHeld: 0,
+      releaseAt: null,
+      customerFunds: 0,
     };
     this.sales.set(id, sale);
     return sale;
@@ -226,15 +259,24 @@ export class MoneyModel {
     const split = sale.split;
     if (!split) throw new Error(`model: sale ${sale.id} ${from} → ${to} without a split`);
     const net = split.netAmount;
-    if (from === 'PAGO' && to === 'ESTORNADO' || from === 'CHARGEBACK' && to === 'ESTORNADO') {
+    if ((from === 'PAGO' && to === 'ESTORNADO') || (from === 'CHARGEBACK' && to === 'ESTORNADO')) {
       // Refund, or chargeback confirmed "as a refund".
       t.blocked -= sale.reserveHeld;
       t.available -= sale.amount - sale.reserveHeld;
       this.returnToCustomer(sale, t);
       return;
     }
-    if (from === 'PAGO' && to === 'MED') { t.available -= net; t.blocked += net; return; }
-    if (from === 'MED' && to === 'PAGO') { t.blocked -= net; t.available += net; this.releaseIfDue(sale, now); return; }
+    if (from === 'PAGO' && to === 'MED') {
+      t.available -= net;
+      t.blocked += net;
+      return;
+    }
+    if (from === 'MED' && to === 'PAGO') {
+      t.blocked -= net;
+      t.available += net;
+      this.releaseIfDue(sale, now);
+      return;
+    }
     if (from === 'MED' && to === 'ESTORNADO') {
       t.blocked -= net;
       t.blocked -= sale.reserveHeld;
@@ -247,7 +289,10 @@ export class MoneyModel {
       t.feeRevenue += sale.schedule.chargebackFineCents;
       return;
     }
-    if (from === 'CHARGEBACK' && to === 'PAGO') { this.releaseIfDue(sale, now); return; }
+    if (from === 'CHARGEBACK' && to === 'PAGO') {
+      this.releaseIfDue(sale, now);
+      return;
+    }
     throw new Error(`model: no posting row for ${from} → ${to}`);
   }
 
@@ -306,13 +351,27 @@ export class MoneyModel {
     c.status = row.to;
     c.lastEvent = event;
     const t = this.tally(c.sellerId);
-    if (row.to === 'COMPLETED') { t.blocked -= c.amount; t.payouts += c.netAmount; t.feeRevenue += c.feeTotal; }
-    if (row.to === 'REJECTED' || row.to === 'CANCELLED') { t.blocked -= c.amount; t.available += c.amount; }
+    if (row.to === 'COMPLETED') {
+      t.blocked -= c.amount;
+      t.payouts += c.netAmount;
+      t.feeRevenue += c.feeTotal;
+    }
+    if (row.to === 'REJECTED' || row.to === 'CANCELLED') {
+      t.blocked -= c.amount;
+      t.available += c.amount;
+    }
     return 'moved';
   }
 }
 
 /** A POST /api/sales body for one digital item (CONTRACT §4); cards use the sandbox's approved Visa; PIX never expires. */
 export function saleBody(method: Method, amount: number): Record<string, unknown> {
-  return saleOf(method, { amount, title: 'Item', holderName: 'X', cardNumber: '4111111111111111', installments: null, pix: { expiresInSeconds: null } });
+  return saleOf(method, {
+    amount,
+    title: 'Item',
+    holderName: 'X',
+    cardNumber: '4111111111111111',
+    installments: null,
+    pix: { expiresInSeconds: null },
+  });
 }

@@ -67,7 +67,10 @@ export async function startReceiver(): Promise<Receiver> {
         res.end(r.body ?? '');
       };
       if (r.delayMs && r.delayMs > 0) {
-        const t = setTimeout(() => { timers.delete(t); answer(); }, r.delayMs);
+        const t = setTimeout(() => {
+          timers.delete(t);
+          answer();
+        }, r.delayMs);
         timers.add(t);
       } else {
         answer();
@@ -83,11 +86,14 @@ export async function startReceiver(): Promise<Receiver> {
     url: (path) => `http://127.0.0.1:${port}${path.startsWith('/') ? path : `/${path}`}`,
     requests,
     requestsTo: (path) => requests.filter((r) => pathOf(r.path) === path),
-    script(path, ...replies) { scripts.set(path, { replies, next: 0 }); },
+    script(path, ...replies) {
+      scripts.set(path, { replies, next: 0 });
+    },
     async waitFor(pred, timeoutMs = 5_000, what = 'condition') {
       const deadline = Date.now() + timeoutMs;
       while (!pred()) {
-        if (Date.now() > deadline) throw new Error(`receiver: timed out after ${timeoutMs} ms waiting for ${what} (${requests.length} requests so far)`);
+        if (Date.now() > deadline)
+          throw new Error(`receiver: timed out after ${timeoutMs} ms waiting for ${what} (${requests.length} requests so far)`);
         await new Promise((r) => setTimeout(r, 10));
       }
     },

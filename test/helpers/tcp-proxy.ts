@@ -1,5 +1,5 @@
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 
 /**
  * A TCP proxy between the gateway and PostgreSQL that a test owns, so faults are made here and the
@@ -25,7 +25,12 @@ export interface TcpProxy {
 
 type Mode = 'up' | 'down' | 'partition';
 
-interface Pair { client: Socket; server: Socket | null; toServer: Buffer[]; toClient: Buffer[] }
+interface Pair {
+  client: Socket;
+  server: Socket | null;
+  toServer: Buffer[];
+  toClient: Buffer[];
+}
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   let mode: Mode = 'up';
@@ -49,7 +54,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     server.on('data', (d: Buffer) => (mode === 'up' ? p.client.write(d) : p.toClient.push(d)));
     server.on('error', () => destroy(p));
     server.on('close', () => destroy(p));
-    server.on('connect', () => { if (mode === 'up') flush(p); });
+    server.on('connect', () => {
+      if (mode === 'up') flush(p);
+    });
   };
 
   const listener: Server = createServer((client) => {
@@ -78,15 +85,26 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       url.port = String(port);
       return url.toString();
     },
-    get accepted() { return accepted; },
-    get open() { return pairs.size; },
-    get maxOpen() { return maxOpen; },
-    resetCounts() { accepted = 0; maxOpen = pairs.size; },
+    get accepted() {
+      return accepted;
+    },
+    get open() {
+      return pairs.size;
+    },
+    get maxOpen() {
+      return maxOpen;
+    },
+    resetCounts() {
+      accepted = 0;
+      maxOpen = pairs.size;
+    },
     down() {
       mode = 'down';
       for (const p of [...pairs]) destroy(p);
     },
-    partition() { mode = 'partition'; },
+    partition() {
+      mode = 'partition';
+    },
     up() {
       mode = 'up';
       for (const p of pairs) {

@@ -1,21 +1,27 @@
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { adminHeaders, startGateway, type Gateway, type SellerKeys } from '../helpers/gateway.ts';
+import { after, before, describe, test } from 'node:test';
+import { payoutAutopilotJob } from '../../src/cashouts/jobs.ts';
 import { onPostgres } from '../helpers/databases.ts';
 import { fund } from '../helpers/funding.ts';
-import { payoutAutopilotJob } from '../../src/cashouts/jobs.ts';
+import { adminHeaders, type Gateway, type SellerKeys, startGateway } from '../helpers/gateway.ts';
 
 describe('cashouts', () => {
   let gw: Gateway;
   let current = new Date('2026-11-21T12:00:00.000Z');
-  before(async () => { gw = await startGateway({ clock: { now: () => current } }); });
-  after(async () => { await gw.close(); });
+  before(async () => {
+    gw = await startGateway({ clock: { now: () => current } });
+  });
+  after(async () => {
+    await gw.close();
+  });
 
   const cashout = (seller: SellerKeys, body: unknown, headers: Record<string, string> = {}) =>
     gw.app.inject({ method: 'POST', url: '/api/public/cashout', headers: { ...seller.headers, ...headers }, payload: body as object });
   const balance = async (seller: SellerKeys) => (await gw.app.inject({ method: 'GET', url: '/api/public/balance', headers: seller.headers })).json();
-  const event = (id: number, e: string) => gw.app.inject({ method: 'POST', url: `/admin/cashouts/${id}/events`, headers: adminHeaders, payload: { event: e } });
-  const verifyOk = async () => assert.equal((await gw.app.inject({ method: 'GET', url: '/admin/ledger/verify', headers: adminHeaders })).json().ok, true);
+  const event = (id: number, e: string) =>
+    gw.app.inject({ method: 'POST', url: `/admin/cashouts/${id}/events`, headers: adminHeaders, payload: { event: e } });
+  const verifyOk = async () =>
+    assert.equal((await gw.app.inject({ method: 'GET', url: '/admin/ledger/verify', headers: adminHeaders })).json().ok, true);
 
   async function fundedSeller(cents: number) {
     const seller = await gw.createSeller();
@@ -23,7 +29,7 @@ describe('cashouts', () => {
     return seller;
   }
 
-  test('201 with the spec\'s Cashout object; PENDING moves available to blocked', async () => {
+  test("201 with the spec's Cashout object; PENDING moves available to blocked", async () => {
     const seller = await fundedSeller(50_000);
     const res = await cashout(seller, { amount: 150.5, pixKey: '529.982.247-25', pixKeyType: 'CPF' });
     assert.equal(res.statusCode, 201, res.body);
@@ -45,7 +51,12 @@ describe('cashouts', () => {
 
   test('amount as a decimal string, default key type CPF, variable fee in basis points (half-even)', async () => {
     const seller = await fundedSeller(1_000_000);
-    await gw.app.inject({ method: 'PATCH', url: `/admin/sellers/${seller.id}`, headers: adminHeaders, payload: { feeSchedule: { cashout: { fixedCents: 100, variableBasisPoints: 150 } } } });
+    await gw.app.inject({
+      method: 'PATCH',
+      url: `/admin/sellers/${seller.id}`,
+      headers: adminHeaders,
+      payload: { feeSchedule: { cashout: { fixedCents: 100, variableBasisPoints: 150 } } },
+    });
     const res = await cashout(seller, { amount: '1000.30', pixKey: '52998224725' });
     assert.equal(res.statusCode, 201, res.body);
     // 100030 × 1.5 % = 1500.45 → 1500; total 1600
@@ -64,16 +75,22 @@ describe('cashouts', () => {
     assert.deepEqual(up.json().fees, { fixed: '1.00', variable: '15.02', total: '16.02' }, '1501.5 cents rounds to the even 1502');
     assert.equal(up.json().netAmount, '984.98');
     // the fee is charged at completion: fee_revenue takes exactly the rounded total
-    for (const [c, fee] of [[down.json(), 1604], [up.json(), 1602]] as const) {
+    for (const [c, fee] of [
+      [down.json(), 1604],
+      [up.json(), 1602],
+    ] as const) {
       assert.equal((await event(c.id, 'PROCESSING')).statusCode, 200);
       assert.equal((await event(c.id, 'COMPLETED')).json().status, 'COMPLETED');
-      const revenue = await gw.ctx.db.query<{ s: unknown }>("SELECT coalesce(sum(amount), 0)::bigint AS s FROM journal_lines l JOIN postings p ON p.id = l.posting_id WHERE p.cashout_id = $1 AND l.account = 'fee_revenue'", [c.id]);
+      const revenue = await gw.ctx.db.query<{ s: unknown }>(
+        "SELECT coalesce(sum(amount), 0)::bigint AS s FROM journal_lines l JOIN postings p ON p.id = l.posting_id WHERE p.cashout_id = $1 AND l.account = 'fee_revenue'",
+        [c.id],
+      );
       assert.equal(Number(revenue.rows[0]!.s), fee, `fee_revenue of cashout ${c.id}`);
     }
     await verifyOk();
   });
 
-  test('every error of the spec\'s table, in CONTRACT §8\'s order', async () => {
+  test("every error of the spec's table, in CONTRACT §8's order", async () => {
     const seller = await fundedSeller(20_000);
     const cases: [unknown, number, string | undefined, string?][] = [
       [{ amount: 'abc', pixKey: '52998224725' }, 400, 'VALIDATION_ERROR', 'amount'],
@@ -98,7 +115,11 @@ describe('cashouts', () => {
       const res = await cashout(seller, body);
       assert.equal(res.statusCode, status, `${JSON.stringify(body)} → ${res.body}`);
       assert.equal(res.json().errorType, errorType, JSON.stringify(body));
-      if (field) assert.ok(res.json().details.some((d: { field: string }) => d.field === field), `${JSON.stringify(body)}: ${res.body}`);
+      if (field)
+        assert.ok(
+          res.json().details.some((d: { field: string }) => d.field === field),
+          `${JSON.stringify(body)}: ${res.body}`,
+        );
     }
     assert.deepEqual(await balance(seller), { available: 20_000, blocked: 0, total: 20_000 });
     // Permissions come before limits and balance.
@@ -120,7 +141,12 @@ describe('cashouts', () => {
 
   test('fees that reach the amount are MINIMUM_VALUE', async () => {
     const seller = await fundedSeller(50_000);
-    await gw.app.inject({ method: 'PATCH', url: `/admin/sellers/${seller.id}`, headers: adminHeaders, payload: { feeSchedule: { cashout: { fixedCents: 10_000, variableBasisPoints: 0 } } } });
+    await gw.app.inject({
+      method: 'PATCH',
+      url: `/admin/sellers/${seller.id}`,
+      headers: adminHeaders,
+      payload: { feeSchedule: { cashout: { fixedCents: 10_000, variableBasisPoints: 0 } } },
+    });
     const res = await cashout(seller, { amount: 100, pixKey: '52998224725' });
     assert.equal(res.statusCode, 422);
     assert.equal(res.json().errorType, 'MINIMUM_VALUE');
@@ -158,7 +184,13 @@ describe('cashouts', () => {
     assert.deepEqual(await balance(seller), { available: 80_000, blocked: 0, total: 80_000 });
     // The repeat of the last event is a no-op; every other move is refused and changes nothing.
     assert.equal((await event(a.id, 'COMPLETED')).statusCode, 200);
-    for (const [id, e] of [[a.id, 'REJECTED'], [a.id, 'CANCELLED'], [a.id, 'PROCESSING'], [b.id, 'COMPLETED'], [c.id, 'PROCESSING']] as const) {
+    for (const [id, e] of [
+      [a.id, 'REJECTED'],
+      [a.id, 'CANCELLED'],
+      [a.id, 'PROCESSING'],
+      [b.id, 'COMPLETED'],
+      [c.id, 'PROCESSING'],
+    ] as const) {
       const res = await event(id, e);
       assert.equal(res.statusCode, 409, `${e}: ${res.body}`);
       assert.equal(res.json().errorType, 'INVALID_TRANSITION');
@@ -167,7 +199,10 @@ describe('cashouts', () => {
     assert.equal((await event(d.id, 'COMPLETED')).statusCode, 409); // PENDING → COMPLETED is not a move
     assert.equal((await event(999_999, 'COMPLETED')).statusCode, 404);
     assert.equal((await event(d.id, 'PAID')).statusCode, 400);
-    const payouts = await gw.ctx.db.query<{ s: number }>("SELECT coalesce(sum(amount), 0)::bigint AS s FROM journal_lines l JOIN postings p ON p.id = l.posting_id WHERE p.cashout_id = $1 AND l.account = 'payouts'", [a.id]);
+    const payouts = await gw.ctx.db.query<{ s: number }>(
+      "SELECT coalesce(sum(amount), 0)::bigint AS s FROM journal_lines l JOIN postings p ON p.id = l.posting_id WHERE p.cashout_id = $1 AND l.account = 'payouts'",
+      [a.id],
+    );
     assert.equal(payouts.rows[0]!.s, 19_800);
     await verifyOk();
   });
@@ -186,7 +221,13 @@ describe('cashouts', () => {
     const ok = (await cashout(seller, { amount: 100, pixKey: '52998224725' })).json();
     const bad = (await cashout(seller, { amount: 200, pixKey: 'someone@reject.test', pixKeyType: 'EMAIL' })).json();
     await payoutAutopilotJob.run(gw.ctx); // not yet due
-    const status = async (id: number) => (await gw.ctx.db.query<{ status: string; external_id: string | null; processed_at: Date | null }>('SELECT status, external_id, processed_at FROM cashouts WHERE id = $1', [id])).rows[0]!;
+    const status = async (id: number) =>
+      (
+        await gw.ctx.db.query<{ status: string; external_id: string | null; processed_at: Date | null }>(
+          'SELECT status, external_id, processed_at FROM cashouts WHERE id = $1',
+          [id],
+        )
+      ).rows[0]!;
     assert.equal((await status(ok.id)).status, 'PENDING');
     current = new Date(current.getTime() + 700);
     await payoutAutopilotJob.run(gw.ctx);
@@ -221,9 +262,16 @@ describe('cashouts', () => {
     const seller = await fundedSeller(n * 10_000);
     const peers = onPostgres ? await Promise.all([gw.peer(), gw.peer()]) : [];
     const apps = [gw.app, ...peers.map((p) => p.app)];
-    const results = await Promise.all(Array.from({ length: 100 }, (_, i) => apps[i % apps.length]!.inject({
-      method: 'POST', url: '/api/public/cashout', headers: seller.headers, payload: { amount: 100, pixKey: '52998224725' },
-    })));
+    const results = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        apps[i % apps.length]!.inject({
+          method: 'POST',
+          url: '/api/public/cashout',
+          headers: seller.headers,
+          payload: { amount: 100, pixKey: '52998224725' },
+        }),
+      ),
+    );
     const statuses = results.map((r) => r.statusCode);
     assert.equal(statuses.filter((s) => s === 201).length, n);
     assert.equal(statuses.filter((s) => s === 422).length, 100 - n);

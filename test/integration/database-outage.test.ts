@@ -1,15 +1,15 @@
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { adminHeaders, startGateway, testEnv, type Gateway, type SellerKeys } from '../helpers/gateway.ts';
-import { onPostgres, testDatabaseUrl } from '../helpers/databases.ts';
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
-import { startReceiver, type Receiver } from '../helpers/receiver.ts';
-import { buildApp, type App } from '../../src/app.ts';
+import { after, before, describe, test } from 'node:test';
+import { type App, buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { AppContext } from '../../src/context.ts';
-import { closeContext, createContext } from '../../src/runtime.ts';
 import { createDeliveryJob } from '../../src/notifications/delivery.ts';
+import { closeContext, createContext } from '../../src/runtime.ts';
 import { WorkerRunner } from '../../src/workers/runner.ts';
+import { onPostgres, testDatabaseUrl } from '../helpers/databases.ts';
+import { adminHeaders, type Gateway, type SellerKeys, startGateway, testEnv } from '../helpers/gateway.ts';
+import { type Receiver, startReceiver } from '../helpers/receiver.ts';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 
 // The gateway's pool (runtime default) plus its one listening connection.
 const pool_size = 10;
@@ -20,7 +20,9 @@ const answer_bound_ms = 2_500;
 const recovery_bound_ms = 10_000;
 
 const pixBody = (postbackUrl: string) => ({
-  amount: 15000, paymentMethod: 'PIX', postbackUrl,
+  amount: 15000,
+  paymentMethod: 'PIX',
+  postbackUrl,
   customer: { name: 'Maria Silva', email: 'maria@example.com', document: '52998224725' },
   items: [{ title: 'Curso', unitPrice: 15000, quantity: 1, tangible: false }],
 });
@@ -80,7 +82,12 @@ describe('database outages (through a TCP proxy the test owns)', { skip: !onPost
     await until('balance 200 after the outage', recovery_bound_ms, async () => (await balance()).statusCode === 200);
 
     const id = (await gw.app.inject({ method: 'POST', url: '/api/sales', headers: seller.headers, payload: pixBody(rx.url(path)) })).json().sale.id;
-    const paid = await gw.app.inject({ method: 'POST', url: `/admin/transactions/${id}/events`, headers: adminHeaders, payload: { event: 'PAYMENT_CONFIRMED' } });
+    const paid = await gw.app.inject({
+      method: 'POST',
+      url: `/admin/transactions/${id}/events`,
+      headers: adminHeaders,
+      payload: { event: 'PAYMENT_CONFIRMED' },
+    });
     assert.equal(paid.statusCode, 200, paid.body);
     await rx.waitFor(() => rx.requestsTo(path).length === 1, 5_000, 'the postback, woken through the re-subscribed channel');
   }
@@ -94,7 +101,13 @@ describe('database outages (through a TCP proxy the test owns)', { skip: !onPost
     while (Date.now() - started < outage_ms) {
       for (const call of [health, balance]) {
         const { ms, res } = await timed(call);
-        answers.push({ status: res.statusCode, ms, retryAfter: res.headers['retry-after'], errorType: res.json().errorType, type: res.headers['content-type'] });
+        answers.push({
+          status: res.statusCode,
+          ms,
+          retryAfter: res.headers['retry-after'],
+          errorType: res.json().errorType,
+          type: res.headers['content-type'],
+        });
       }
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -147,14 +160,17 @@ describe('database outages (through a TCP proxy the test owns)', { skip: !onPost
 
   test('connections stay within the pool plus the listener under load through repeated outages', async () => {
     const other = await gw.createSeller();
-    const load = (n: number) => Promise.all(Array.from({ length: n }, () =>
-      app.inject({ method: 'GET', url: '/api/public/balance', headers: other.headers })));
+    const load = (n: number) =>
+      Promise.all(Array.from({ length: n }, () => app.inject({ method: 'GET', url: '/api/public/balance', headers: other.headers })));
     proxy.resetCounts();
     for (let round = 0; round < 3; round++) {
       await load(40);
       proxy.down();
       const during = await load(40);
-      assert.ok(during.every((r) => r.statusCode === 503), during.map((r) => r.statusCode).join(','));
+      assert.ok(
+        during.every((r) => r.statusCode === 503),
+        during.map((r) => r.statusCode).join(','),
+      );
       await new Promise((r) => setTimeout(r, 1_000));
       proxy.up();
       await until('recovered', recovery_bound_ms, async () => (await health()).statusCode === 200);

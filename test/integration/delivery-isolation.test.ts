@@ -1,16 +1,18 @@
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { adminHeaders, startGateway, type Gateway, type SellerKeys } from '../helpers/gateway.ts';
-import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/receiver.ts';
+import { after, before, describe, test } from 'node:test';
 import { createDeliveryJob, type DeliveryOptions } from '../../src/notifications/delivery.ts';
 import { WorkerRunner } from '../../src/workers/runner.ts';
+import { adminHeaders, type Gateway, type SellerKeys, startGateway } from '../helpers/gateway.ts';
+import { type ReceivedRequest, type Receiver, startReceiver } from '../helpers/receiver.ts';
 
 // A receiver that hangs is cut at this timeout; everything asserted below happens well before it.
 const hang_timeout_ms = 8_000;
 const per_target_max = 4;
 
 const pixBody = (postbackUrl: string) => ({
-  amount: 15000, paymentMethod: 'PIX', postbackUrl,
+  amount: 15000,
+  paymentMethod: 'PIX',
+  postbackUrl,
   customer: { name: 'Maria Silva', email: 'maria@example.com', document: '52998224725' },
   items: [{ title: 'Curso', unitPrice: 15000, quantity: 1, tangible: false }],
 });
@@ -33,7 +35,11 @@ describe('delivery isolation and recovery (CONTRACT §9)', () => {
   });
 
   async function startWorker(options: DeliveryOptions) {
-    const runner = new WorkerRunner(gw.ctx, [createDeliveryJob({ timeoutMs: hang_timeout_ms, perTargetMax: per_target_max, ...options })], gw.app.log);
+    const runner = new WorkerRunner(
+      gw.ctx,
+      [createDeliveryJob({ timeoutMs: hang_timeout_ms, perTargetMax: per_target_max, ...options })],
+      gw.app.log,
+    );
     await runner.start();
     runners.push(runner);
     return runner;
@@ -43,7 +49,12 @@ describe('delivery isolation and recovery (CONTRACT §9)', () => {
     const created = await gw.app.inject({ method: 'POST', url: '/api/sales', headers: seller.headers, payload: pixBody(postbackUrl) });
     assert.equal(created.statusCode, 201, created.body);
     const id = created.json().sale.id as number;
-    const paid = await gw.app.inject({ method: 'POST', url: `/admin/transactions/${id}/events`, headers: adminHeaders, payload: { event: 'PAYMENT_CONFIRMED' } });
+    const paid = await gw.app.inject({
+      method: 'POST',
+      url: `/admin/transactions/${id}/events`,
+      headers: adminHeaders,
+      payload: { event: 'PAYMENT_CONFIRMED' },
+    });
     assert.equal(paid.statusCode, 200, paid.body);
     return id;
   }
@@ -55,12 +66,12 @@ describe('delivery isolation and recovery (CONTRACT §9)', () => {
     const runner = await startWorker({});
     try {
       for (let i = 0; i < 10; i++) await paidSale(hanging, rx.url('/hang'));
-      await rx.waitFor(() => rx.requestsTo('/hang').length === per_target_max, 5_000, 'the hanging target\'s share');
+      await rx.waitFor(() => rx.requestsTo('/hang').length === per_target_max, 5_000, "the hanging target's share");
 
       // Committed while those attempts hang: before, it waited for the whole claimed batch to time out.
       const started = Date.now();
       await paidSale(other, rx.url('/other'));
-      await rx.waitFor(() => rx.requestsTo('/other').length === 1, hang_timeout_ms / 2, 'the other seller\'s postback');
+      await rx.waitFor(() => rx.requestsTo('/other').length === 1, hang_timeout_ms / 2, "the other seller's postback");
       assert.ok(Date.now() - started < hang_timeout_ms / 2);
       assert.equal(rx.requestsTo('/hang').length, per_target_max, 'no more than its share went to the hanging target');
     } finally {
@@ -81,24 +92,40 @@ describe('delivery isolation and recovery (CONTRACT §9)', () => {
       const refund = await gw.app.inject({ method: 'POST', url: `/api/transactions/${ids[0]}/refund`, headers: seller.headers });
       assert.equal(refund.statusCode, 200, refund.body);
       await rx.waitFor(() => rx.requestsTo('/outage').length === 3, 5_000, 'three failed first attempts');
-      const waiting = async () => (await gw.ctx.db.query<{ attempts: number; later: boolean }>(`
+      const waiting = async () =>
+        (
+          await gw.ctx.db.query<{ attempts: number; later: boolean }>(
+            `
         SELECT attempts, next_attempt_at > now() + interval '30 minutes' AS later FROM notifications
-        WHERE seller_id = $1 AND status = 'PENDING' ORDER BY id`, [seller.id])).rows.map((r) => [r.attempts, r.later]);
+        WHERE seller_id = $1 AND status = 'PENDING' ORDER BY id`,
+            [seller.id],
+          )
+        ).rows.map((r) => [r.attempts, r.later]);
       const deadline = Date.now() + 5_000;
       while ((await waiting()).filter(([, later]) => later).length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       // Three wait an hour for their retry; the refund's is held behind its sale's PAGO, not yet tried.
-      assert.deepEqual(await waiting(), [[1, true], [1, true], [1, true], [0, false]]);
+      assert.deepEqual(await waiting(), [
+        [1, true],
+        [1, true],
+        [1, true],
+        [0, false],
+      ]);
 
       rx.script('/outage', 200);
       const started = Date.now();
       await paidSale(seller, rx.url('/outage')); // its first attempt succeeds and releases the rest
       await rx.waitFor(() => rx.requestsTo('/outage').length === 3 + 5, 5_000, 'the backlog');
       assert.ok(Date.now() - started < 5_000);
-      const sale0 = rx.requestsTo('/outage').filter((r) => (JSON.parse(r.body.toString()) as { id: number }).id === ids[0]).map(statusOf);
+      const sale0 = rx
+        .requestsTo('/outage')
+        .filter((r) => (JSON.parse(r.body.toString()) as { id: number }).id === ids[0])
+        .map(statusOf);
       assert.deepEqual(sale0, ['PAGO', 'PAGO', 'ESTORNADO']);
       await runner.stop();
       const left = await gw.ctx.db.query<{ status: string; n: number }>(
-        'SELECT status, count(*)::int AS n FROM notifications WHERE seller_id = $1 GROUP BY status', [seller.id]);
+        'SELECT status, count(*)::int AS n FROM notifications WHERE seller_id = $1 GROUP BY status',
+        [seller.id],
+      );
       assert.deepEqual(left.rows, [{ status: 'DELIVERED', n: 5 }]);
     } finally {
       await runner.stop();

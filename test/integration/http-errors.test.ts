@@ -1,22 +1,31 @@
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
-import { adminHeaders, startGateway, type Gateway } from '../helpers/gateway.ts';
+import { after, before, describe, test } from 'node:test';
+import { adminHeaders, type Gateway, startGateway } from '../helpers/gateway.ts';
 
 describe('one error handler for every failure', () => {
   let gw: Gateway;
   let logs = '';
   before(async () => {
-    const logStream = new Writable({ write(chunk, _enc, done) { logs += chunk.toString(); done(); } });
+    const logStream = new Writable({
+      write(chunk, _enc, done) {
+        logs += chunk.toString();
+        done();
+      },
+    });
     gw = await startGateway({
       env: { LOG_LEVEL: 'info' },
       logStream,
       extend: (app) => {
-        app.get('/boom', async () => { throw new Error('SELECT secret_column FROM hidden_table'); });
+        app.get('/boom', async () => {
+          throw new Error('SELECT secret_column FROM hidden_table');
+        });
       },
     });
   });
-  after(async () => { await gw.close(); });
+  after(async () => {
+    await gw.close();
+  });
 
   const post = (payload: string, contentType = 'application/json') =>
     gw.app.inject({ method: 'POST', url: '/admin/sellers', headers: { ...adminHeaders, 'content-type': contentType }, payload });

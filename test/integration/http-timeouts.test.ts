@@ -1,8 +1,8 @@
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { ADMIN_TOKEN, startGateway, type Gateway } from '../helpers/gateway.ts';
+import { after, before, describe, test } from 'node:test';
+import { ADMIN_TOKEN, type Gateway, startGateway } from '../helpers/gateway.ts';
 
 // Slow clients against a real listening server: Node cuts them only through the server's own
 // timeouts, which app.inject never exercises.
@@ -29,15 +29,21 @@ class Clients {
     const startedMs = performance.now();
     const socket = connect(port, '127.0.0.1');
     socket.on('error', () => {}); // a reset is one of the ways a cut client is told
-    const closed = new Promise<number>((resolve) => socket.once('close', () => {
-      client.closedAtMs = performance.now();
-      resolve(client.closedAtMs - startedMs);
-    }));
+    const closed = new Promise<number>((resolve) =>
+      socket.once('close', () => {
+        client.closedAtMs = performance.now();
+        resolve(client.closedAtMs - startedMs);
+      }),
+    );
     const client: Client = {
-      socket, data: '', closedAtMs: null,
+      socket,
+      data: '',
+      closedAtMs: null,
       closedWithin: (limitMs) => Promise.race([closed, delay(limitMs).then(() => null)]),
     };
-    socket.on('data', (chunk) => { client.data += chunk.toString('latin1'); });
+    socket.on('data', (chunk) => {
+      client.data += chunk.toString('latin1');
+    });
     this.all.add(client);
     return new Promise((resolve) => {
       socket.once('connect', () => resolve(client));
@@ -69,11 +75,9 @@ const slowBodyHead = (path: string, headers: string) =>
   `POST ${path} HTTP/1.1\r\nHost: gateway\r\n${headers}Content-Type: application/json\r\nContent-Length: ${body_bytes}\r\n\r\n`;
 
 function startSlowBody(clients: Clients, client: Client, authenticated: boolean): void {
-  const head = authenticated
-    ? slowBodyHead('/admin/sellers', `Authorization: Bearer ${ADMIN_TOKEN}\r\n`)
-    : slowBodyHead('/api/sales', '');
+  const head = authenticated ? slowBodyHead('/admin/sellers', `Authorization: Bearer ${ADMIN_TOKEN}\r\n`) : slowBodyHead('/api/sales', '');
   client.socket.write(head);
-  clients.trickle(client, '{' + ' '.repeat(body_bytes));
+  clients.trickle(client, `{${' '.repeat(body_bytes)}`);
 }
 
 function startSlowHeaders(clients: Clients, client: Client): void {
@@ -150,14 +154,23 @@ describe('HTTP timeouts cut slow clients', { concurrency: true }, () => {
 
   test('while 20 slow clients hang on, GET /health answers at once', async () => {
     const slow = await Promise.all(Array.from({ length: 20 }, () => clients.open(port)));
-    slow.forEach((c, i) => (i % 2 ? startSlowBody(clients, c, i % 4 === 1) : startSlowHeaders(clients, c)));
+    slow.forEach((c, i) => {
+      if (i % 2) startSlowBody(clients, c, i % 4 === 1);
+      else startSlowHeaders(clients, c);
+    });
     await delay(2 * byte_interval_ms);
     const { status, ms } = await health(port);
     assert.equal(status, 200);
     assert.ok(ms < 1000, `GET /health took ${Math.round(ms)} ms`);
-    assert.ok(slow.every((c) => c.closedAtMs === null), 'the slow clients were still connected');
+    assert.ok(
+      slow.every((c) => c.closedAtMs === null),
+      'the slow clients were still connected',
+    );
     const cut = await Promise.all(slow.map((c) => c.closedWithin(close_wait_limit_ms)));
-    assert.ok(cut.every((ms) => ms !== null), 'and every one of them is cut');
+    assert.ok(
+      cut.every((ms) => ms !== null),
+      'and every one of them is cut',
+    );
   });
 });
 
@@ -175,12 +188,12 @@ describe('a connection cap', () => {
     await gw.close();
   });
 
-  const serverConnections = () => new Promise<number>((resolve, reject) =>
-    gw.app.server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
+  const serverConnections = () =>
+    new Promise<number>((resolve, reject) => gw.app.server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
 
   test('a connection beyond the cap is dropped while the cap is full; a new one is served once the slow ones are cut', async () => {
     const slow = await Promise.all(Array.from({ length: cap }, () => clients.open(port)));
-    slow.forEach((c) => startSlowBody(clients, c, true));
+    for (const c of slow) startSlowBody(clients, c, true);
     // Bounded wait until the server has accepted all five.
     for (let i = 0; i < 50 && (await serverConnections()) < cap; i++) await delay(20);
     assert.equal(await serverConnections(), cap);
@@ -190,10 +203,16 @@ describe('a connection cap', () => {
     const ms = await extra.closedWithin(1000);
     assert.ok(ms !== null, 'the sixth connection was closed');
     assert.equal(extra.data, '', 'and got no answer');
-    assert.ok(slow.every((c) => c.closedAtMs === null), 'while the five were still open');
+    assert.ok(
+      slow.every((c) => c.closedAtMs === null),
+      'while the five were still open',
+    );
 
     const cut = await Promise.all(slow.map((c) => c.closedWithin(close_wait_limit_ms)));
-    assert.ok(cut.every((t) => t !== null), 'the slow clients are cut by the request timeout');
+    assert.ok(
+      cut.every((t) => t !== null),
+      'the slow clients are cut by the request timeout',
+    );
     for (let i = 0; i < 50 && (await serverConnections()) > 0; i++) await delay(20);
     assert.equal((await health(port)).status, 200);
   });

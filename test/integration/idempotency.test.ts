@@ -1,12 +1,12 @@
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { adminHeaders, startGateway, testEnv, type Gateway, type SellerKeys } from '../helpers/gateway.ts';
-import { onPostgres } from '../helpers/databases.ts';
-import { pixExample } from '../helpers/fixtures.ts';
 import type { App } from '../../src/app.ts';
 import { idempotencyExpiryJob } from '../../src/http/idempotency.ts';
+import { onPostgres } from '../helpers/databases.ts';
+import { pixExample } from '../helpers/fixtures.ts';
+import { adminHeaders, type Gateway, type SellerKeys, startGateway, testEnv } from '../helpers/gateway.ts';
 
 type Json = Record<string, unknown>;
 
@@ -20,14 +20,19 @@ const pixBody = (amount = 15000): Json => pixExample({ amount });
 function reordered(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reordered);
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).reverse().map((k) => [k, reordered((value as Json)[k])]));
+    return Object.fromEntries(
+      Object.keys(value)
+        .reverse()
+        .map((k) => [k, reordered((value as Json)[k])]),
+    );
   }
   return value;
 }
 
 function post(app: App, seller: SellerKeys, payload: unknown, key?: string) {
   return app.inject({
-    method: 'POST', url: '/api/sales',
+    method: 'POST',
+    url: '/api/sales',
     headers: { ...seller.headers, 'content-type': 'application/json', ...(key === undefined ? {} : { 'idempotency-key': key }) },
     payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
   });
@@ -36,8 +41,12 @@ function post(app: App, seller: SellerKeys, payload: unknown, key?: string) {
 describe('Idempotency-Key on POST /api/sales', () => {
   let gw: Gateway;
   let current = T0;
-  before(async () => { gw = await startGateway({ clock: { now: () => current } }); });
-  after(async () => { await gw.close(); });
+  before(async () => {
+    gw = await startGateway({ clock: { now: () => current } });
+  });
+  after(async () => {
+    await gw.close();
+  });
 
   const countFor = async (seller: SellerKeys) =>
     Number((await gw.ctx.db.query<{ n: string }>('SELECT count(*)::text AS n FROM transactions WHERE seller_id = $1', [seller.id])).rows[0]!.n);
@@ -62,7 +71,17 @@ describe('Idempotency-Key on POST /api/sales', () => {
     assert.equal(await countFor(seller), 1);
     // The first answer is replayed even after the sale moved on.
     const id = first.json().sale.id;
-    assert.equal((await gw.app.inject({ method: 'POST', url: `/admin/transactions/${id}/events`, headers: adminHeaders, payload: { event: 'PAYMENT_CONFIRMED' } })).statusCode, 200);
+    assert.equal(
+      (
+        await gw.app.inject({
+          method: 'POST',
+          url: `/admin/transactions/${id}/events`,
+          headers: adminHeaders,
+          payload: { event: 'PAYMENT_CONFIRMED' },
+        })
+      ).statusCode,
+      200,
+    );
     const later = await post(gw.app, seller, text, 'order-1');
     assert.equal(later.body, first.body);
     assert.equal(later.json().sale.status, 'PENDENTE');
@@ -97,15 +116,22 @@ describe('Idempotency-Key on POST /api/sales', () => {
     assert.equal(again.statusCode, 400);
     assert.equal(again.body, first.body);
     assert.equal(again.headers['idempotent-replayed'], 'true');
-    const stored = (await gw.ctx.db.query<{ response_status: number }>(
-      'SELECT response_status FROM idempotency_keys WHERE seller_id = $1 AND endpoint = $2 AND key = $3', [seller.id, ENDPOINT, 'order-3'])).rows;
-    assert.deepEqual(stored.map((r) => r.response_status), [400]);
+    const stored = (
+      await gw.ctx.db.query<{ response_status: number }>(
+        'SELECT response_status FROM idempotency_keys WHERE seller_id = $1 AND endpoint = $2 AND key = $3',
+        [seller.id, ENDPOINT, 'order-3'],
+      )
+    ).rows;
+    assert.deepEqual(
+      stored.map((r) => r.response_status),
+      [400],
+    );
     assert.equal((await post(gw.app, seller, pixBody(), 'order-3')).statusCode, 422);
     assert.equal(await countFor(seller), 0);
     assert.equal((await post(gw.app, seller, pixBody(), 'order-3b')).statusCode, 201);
   });
 
-  test('keys are per seller: B using A\'s key creates its own sale', async () => {
+  test("keys are per seller: B using A's key creates its own sale", async () => {
     current = T0;
     const a = await gw.createSeller({ name: 'A', email: 'a@example.com' });
     const b = await gw.createSeller({ name: 'B', email: 'b@example.com' });
@@ -126,20 +152,26 @@ describe('Idempotency-Key on POST /api/sales', () => {
     assert.equal(wrongKeys.statusCode, 401);
   });
 
-  test('keys are per endpoint: a sale\'s key used on POST /api/public/cashout is a new request there', async () => {
+  test("keys are per endpoint: a sale's key used on POST /api/public/cashout is a new request there", async () => {
     current = T0;
     const seller = await gw.createSeller();
     assert.equal((await post(gw.app, seller, pixBody(), 'both-endpoints')).statusCode, 201);
     const cashout = await gw.app.inject({
-      method: 'POST', url: '/api/public/cashout', headers: { ...seller.headers, 'idempotency-key': 'both-endpoints' },
+      method: 'POST',
+      url: '/api/public/cashout',
+      headers: { ...seller.headers, 'idempotency-key': 'both-endpoints' },
       payload: { amount: 150, pixKey: '52998224725', pixKeyType: 'CPF' },
     });
     // The seller has no balance yet: the cashout is judged on its own, not refused as a reused key.
     assert.equal(cashout.statusCode, 422, cashout.body);
     assert.equal(cashout.json().errorType, 'INSUFFICIENT_BALANCE');
     assert.equal(cashout.headers['idempotent-replayed'], undefined);
-    const endpoints = (await gw.ctx.db.query<{ endpoint: string }>(
-      'SELECT endpoint FROM idempotency_keys WHERE seller_id = $1 AND key = $2 ORDER BY endpoint', [seller.id, 'both-endpoints'])).rows.map((r) => r.endpoint);
+    const endpoints = (
+      await gw.ctx.db.query<{ endpoint: string }>('SELECT endpoint FROM idempotency_keys WHERE seller_id = $1 AND key = $2 ORDER BY endpoint', [
+        seller.id,
+        'both-endpoints',
+      ])
+    ).rows.map((r) => r.endpoint);
     assert.deepEqual(endpoints, ['POST /api/public/cashout', ENDPOINT]);
     assert.equal((await post(gw.app, seller, pixBody(), 'both-endpoints')).headers['idempotent-replayed'], 'true');
   });
@@ -149,11 +181,17 @@ describe('Idempotency-Key on POST /api/sales', () => {
     const seller = await gw.createSeller();
     const empty = await post(gw.app, seller, pixBody(), '');
     assert.equal(empty.statusCode, 400);
-    assert.deepEqual(empty.json().details.map((d: { field: string }) => d.field), ['Idempotency-Key']);
+    assert.deepEqual(
+      empty.json().details.map((d: { field: string }) => d.field),
+      ['Idempotency-Key'],
+    );
     const res = await post(gw.app, seller, pixBody(), 'k'.repeat(256));
     assert.equal(res.statusCode, 400);
     assert.equal(res.json().errorType, 'VALIDATION_ERROR');
-    assert.deepEqual(res.json().details.map((d: { field: string }) => d.field), ['Idempotency-Key']);
+    assert.deepEqual(
+      res.json().details.map((d: { field: string }) => d.field),
+      ['Idempotency-Key'],
+    );
     assert.equal(await countFor(seller), 0);
     const ok = await post(gw.app, seller, pixBody(), 'k'.repeat(255));
     assert.equal(ok.statusCode, 201);
@@ -167,7 +205,12 @@ describe('Idempotency-Key on POST /api/sales', () => {
     await client.connect();
     await client.query('BEGIN');
     await client.query('SELECT 1 FROM sellers WHERE id = $1 FOR UPDATE', [sellerId]);
-    return { release: async () => { await client.query('COMMIT'); await client.end(); } };
+    return {
+      release: async () => {
+        await client.query('COMMIT');
+        await client.end();
+      },
+    };
   }
 
   /** Polls (bounded) until some session of the test database holds an advisory lock: a key is claimed. */
@@ -175,14 +218,17 @@ describe('Idempotency-Key on POST /api/sales', () => {
     const deadline = Date.now() + 10_000;
     for (;;) {
       const r = await gw.ctx.db.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())");
+        "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+      );
       if (r.rows[0]!.n > 0) return;
       if (Date.now() > deadline) throw new Error('the first request never claimed its key');
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
 
-  test('a key held by a request still running: 409 IDEMPOTENCY_KEY_IN_USE, whatever the body; the first answer once it ends', { skip: !onPostgres && 'PGlite runs one transaction at a time: a second request waits, then replays' }, async () => {
+  test('a key held by a request still running: 409 IDEMPOTENCY_KEY_IN_USE, whatever the body; the first answer once it ends', {
+    skip: !onPostgres && 'PGlite runs one transaction at a time: a second request waits, then replays',
+  }, async () => {
     current = T0;
     const seller = await gw.createSeller();
     const body = pixBody();
@@ -206,18 +252,32 @@ describe('Idempotency-Key on POST /api/sales', () => {
     assert.equal(await countFor(seller), 1);
   });
 
-  test('a process killed mid-request frees its key at once: the retry creates the sale', { skip: !onPostgres && 'PGlite has no second process' }, async () => {
+  test('a process killed mid-request frees its key at once: the retry creates the sale', {
+    skip: !onPostgres && 'PGlite has no second process',
+  }, async () => {
     current = T0;
     const seller = await gw.createSeller();
     const body = pixBody();
     const held = await holdSeller(seller.id);
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/idempotent-child.ts', JSON.stringify(seller.headers), 'crash-1', JSON.stringify(body)],
-      { env: { ...process.env, ...testEnv(gw.database.url) }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'test/helpers/idempotent-child.ts', JSON.stringify(seller.headers), 'crash-1', JSON.stringify(body)],
+      { env: { ...process.env, ...testEnv(gw.database.url) }, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     const exited = new Promise((resolve) => child.once('exit', resolve));
     // Its start-up takes the migration lock (advisory too): look for the key's claim only after it.
-    const sent = new Promise<void>((resolve) => child.stdout!.on('data', (d: Buffer) => { if (d.toString().includes('sent')) resolve(); }));
+    const sent = new Promise<void>((resolve) =>
+      child.stdout!.on('data', (d: Buffer) => {
+        if (d.toString().includes('sent')) resolve();
+      }),
+    );
     try {
-      await Promise.race([sent, exited.then(() => { throw new Error('the child exited before sending'); })]);
+      await Promise.race([
+        sent,
+        exited.then(() => {
+          throw new Error('the child exited before sending');
+        }),
+      ]);
       await waitForClaim();
       assert.equal((await post(gw.app, seller, body, 'crash-1')).statusCode, 409, 'held by the child while it runs');
       child.kill('SIGKILL');
@@ -293,8 +353,10 @@ describe('Idempotency-Key on POST /api/sales', () => {
     assert.equal((await post(gw.app, seller, pixBody(), 'old-1')).statusCode, 201);
     current = new Date(T0.getTime() + 12 * 3_600_000);
     assert.equal((await post(gw.app, seller, pixBody(), 'young-1')).statusCode, 201);
-    const keys = async () => (await gw.ctx.db.query<{ key: string }>(
-      'SELECT key FROM idempotency_keys WHERE seller_id = $1 ORDER BY key', [seller.id])).rows.map((r) => r.key);
+    const keys = async () =>
+      (await gw.ctx.db.query<{ key: string }>('SELECT key FROM idempotency_keys WHERE seller_id = $1 ORDER BY key', [seller.id])).rows.map(
+        (r) => r.key,
+      );
     current = new Date(T0.getTime() + 86_400_000 + 1000);
     for (let i = 0; i < 10 && (await idempotencyExpiryJob.run(gw.ctx)) > 0; i++);
     assert.deepEqual(await keys(), ['young-1']);

@@ -1,28 +1,46 @@
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { adminHeaders, startGateway, type Gateway } from '../helpers/gateway.ts';
-import { onPostgres } from '../helpers/databases.ts';
+import { after, before, describe, test } from 'node:test';
 import { openDb } from '../../src/db/open.ts';
-import { post, postIfCovered } from '../../src/ledger/postings.ts';
-import { readBalance } from '../../src/ledger/balances.ts';
 import { LedgerInvariantError, type Posting } from '../../src/domain/ledger.ts';
+import { readBalance } from '../../src/ledger/balances.ts';
+import { post, postIfCovered } from '../../src/ledger/postings.ts';
+import { onPostgres } from '../helpers/databases.ts';
+import { adminHeaders, type Gateway, startGateway } from '../helpers/gateway.ts';
 
 const credit = (sellerId: number, cents: number, fee = 0): Posting => ({
-  kind: 'TEST_CREDIT', sellerId,
-  lines: [{ account: 'customer_funds', amount: -cents }, { account: 'available', amount: cents - fee }, { account: 'fee_revenue', amount: fee }],
+  kind: 'TEST_CREDIT',
+  sellerId,
+  lines: [
+    { account: 'customer_funds', amount: -cents },
+    { account: 'available', amount: cents - fee },
+    { account: 'fee_revenue', amount: fee },
+  ],
 });
 
 describe('ledger: balanced postings, append-only journal, projection, verification', () => {
   let gw: Gateway;
-  before(async () => { gw = await startGateway(); });
-  after(async () => { await gw.close(); });
+  before(async () => {
+    gw = await startGateway();
+  });
+  after(async () => {
+    await gw.close();
+  });
 
   const verify = async () => (await gw.app.inject({ method: 'GET', url: '/admin/ledger/verify', headers: adminHeaders })).json();
 
   test('a posting moves the balance and verify stays ok', async () => {
     const seller = await gw.createSeller();
     await gw.ctx.db.tx((q) => post(q, credit(seller.id, 15000, 298)));
-    await gw.ctx.db.tx((q) => post(q, { kind: 'TEST_BLOCK', sellerId: seller.id, lines: [{ account: 'available', amount: -1000 }, { account: 'blocked', amount: 1000 }] }));
+    await gw.ctx.db.tx((q) =>
+      post(q, {
+        kind: 'TEST_BLOCK',
+        sellerId: seller.id,
+        lines: [
+          { account: 'available', amount: -1000 },
+          { account: 'blocked', amount: 1000 },
+        ],
+      }),
+    );
     const res = await gw.app.inject({ method: 'GET', url: '/api/public/balance', headers: seller.headers });
     assert.deepEqual(res.json(), { available: 13702, blocked: 1000, total: 14702 });
     const report = await verify();
@@ -33,16 +51,26 @@ describe('ledger: balanced postings, append-only journal, projection, verificati
 
   test('the application refuses an unbalanced posting before any write', async () => {
     const seller = await gw.createSeller();
-    await assert.rejects(() => gw.ctx.db.tx((q) => post(q, { kind: 'BAD', sellerId: seller.id, lines: [{ account: 'available', amount: 100 }] })), LedgerInvariantError);
+    await assert.rejects(
+      () => gw.ctx.db.tx((q) => post(q, { kind: 'BAD', sellerId: seller.id, lines: [{ account: 'available', amount: 100 }] })),
+      LedgerInvariantError,
+    );
     assert.deepEqual(await readBalance(gw.ctx.db, seller.id), { available: 0, blocked: 0, total: 0 });
   });
 
   test('the database refuses an unbalanced posting written around the application', async () => {
     const seller = await gw.createSeller();
-    await assert.rejects(() => gw.ctx.db.tx(async (q) => {
-      const p = await q.query<{ id: number }>("INSERT INTO postings (kind, seller_id) VALUES ('RAW', $1) RETURNING id", [seller.id]);
-      await q.query("INSERT INTO journal_lines (posting_id, account, seller_id, amount) VALUES ($1, 'available', $2, 500), ($1, 'customer_funds', NULL, -499)", [p.rows[0]!.id, seller.id]);
-    }), /unbalanced posting/);
+    await assert.rejects(
+      () =>
+        gw.ctx.db.tx(async (q) => {
+          const p = await q.query<{ id: number }>("INSERT INTO postings (kind, seller_id) VALUES ('RAW', $1) RETURNING id", [seller.id]);
+          await q.query(
+            "INSERT INTO journal_lines (posting_id, account, seller_id, amount) VALUES ($1, 'available', $2, 500), ($1, 'customer_funds', NULL, -499)",
+            [p.rows[0]!.id, seller.id],
+          );
+        }),
+      /unbalanced posting/,
+    );
   });
 
   test('the journal is append-only', async () => {
@@ -60,8 +88,10 @@ describe('ledger: balanced postings, append-only journal, projection, verificati
     await gw.ctx.db.query('UPDATE balances SET available = available + 1 WHERE seller_id = $1', [seller.id]);
     const report = await verify();
     assert.equal(report.ok, false);
-    assert.deepEqual(report.mismatches.filter((m: { sellerId?: number }) => m.sellerId === seller.id),
-      [{ check: 'seller_balance', sellerId: seller.id, balanceAvailable: 701, balanceBlocked: 0, journalAvailable: 700, journalBlocked: 0 }]);
+    assert.deepEqual(
+      report.mismatches.filter((m: { sellerId?: number }) => m.sellerId === seller.id),
+      [{ check: 'seller_balance', sellerId: seller.id, balanceAvailable: 701, balanceBlocked: 0, journalAvailable: 700, journalBlocked: 0 }],
+    );
     await gw.ctx.db.query('UPDATE balances SET available = available - 1 WHERE seller_id = $1', [seller.id]);
     assert.equal((await verify()).ok, true);
   });
@@ -69,7 +99,14 @@ describe('ledger: balanced postings, append-only journal, projection, verificati
   test('a covered posting never overdraws available', async () => {
     const seller = await gw.createSeller();
     await gw.ctx.db.tx((q) => post(q, credit(seller.id, 1000)));
-    const hold = (cents: number): Posting => ({ kind: 'TEST_HOLD', sellerId: seller.id, lines: [{ account: 'available', amount: -cents }, { account: 'blocked', amount: cents }] });
+    const hold = (cents: number): Posting => ({
+      kind: 'TEST_HOLD',
+      sellerId: seller.id,
+      lines: [
+        { account: 'available', amount: -cents },
+        { account: 'blocked', amount: cents },
+      ],
+    });
     assert.ok(await gw.ctx.db.tx((q) => postIfCovered(q, hold(600))), '600 of 1000 available is covered');
     assert.equal(await gw.ctx.db.tx((q) => postIfCovered(q, hold(401))), null);
     assert.ok(await gw.ctx.db.tx((q) => postIfCovered(q, hold(400))), 'the last 400 is covered');
@@ -100,7 +137,14 @@ describe('ledger: balanced postings, append-only journal, projection, verificati
     await gw.ctx.db.tx((q) => post(q, credit(seller.id, 10 * 1000)));
     const db = onPostgres ? await openDb(gw.database.url, gw.config.dataDir, { poolSize: 30 }) : gw.ctx.db;
     try {
-      const hold: Posting = { kind: 'TEST_HOLD', sellerId: seller.id, lines: [{ account: 'available', amount: -1000 }, { account: 'blocked', amount: 1000 }] };
+      const hold: Posting = {
+        kind: 'TEST_HOLD',
+        sellerId: seller.id,
+        lines: [
+          { account: 'available', amount: -1000 },
+          { account: 'blocked', amount: 1000 },
+        ],
+      };
       const results = await Promise.all(Array.from({ length: 30 }, () => db.tx((q) => postIfCovered(q, hold))));
       assert.equal(results.filter(Boolean).length, 10);
       assert.deepEqual(await readBalance(db, seller.id), { available: 0, blocked: 10000, total: 10000 });

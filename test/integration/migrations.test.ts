@@ -1,10 +1,10 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDb } from '../../src/db/open.ts';
+import { test } from 'node:test';
 import { loadMigrations, migrate } from '../../src/db/migrate.ts';
+import { openDb } from '../../src/db/open.ts';
 import { freshDatabase, onPostgres } from '../helpers/databases.ts';
 
 test('migrations apply once; a second run applies nothing', async () => {
@@ -12,7 +12,10 @@ test('migrations apply once; a second run applies nothing', async () => {
   const db = await openDb(database.url, mkdtempSync(join(tmpdir(), 'gw-mig-')));
   try {
     const first = await migrate(db);
-    assert.deepEqual(first, loadMigrations().map((m) => m.name));
+    assert.deepEqual(
+      first,
+      loadMigrations().map((m) => m.name),
+    );
     assert.deepEqual(await migrate(db), []);
   } finally {
     await db.close();
@@ -25,7 +28,12 @@ test('two processes migrating at once: each migration applied exactly once', { s
   const dbs = await Promise.all([1, 2, 3].map(() => openDb(database.url, '.')));
   try {
     const results = await Promise.all(dbs.map((db) => migrate(db)));
-    assert.deepEqual(results.flat().sort(), loadMigrations().map((m) => m.name).sort());
+    assert.deepEqual(
+      results.flat().sort(),
+      loadMigrations()
+        .map((m) => m.name)
+        .sort(),
+    );
     const rows = await dbs[0]!.query<{ n: number }>('SELECT count(*)::int AS n FROM schema_migrations');
     assert.equal(rows.rows[0]!.n, loadMigrations().length);
   } finally {
@@ -43,6 +51,9 @@ test('an embedded database in a directory keeps its data across restarts', async
   const second = await openDb(undefined, dir);
   assert.deepEqual(await migrate(second), []);
   const rows = await second.query<{ name: string }>('SELECT name FROM sellers');
-  assert.deepEqual(rows.rows.map((r) => r.name), ['Persisted']);
+  assert.deepEqual(
+    rows.rows.map((r) => r.name),
+    ['Persisted'],
+  );
   await second.close();
 });

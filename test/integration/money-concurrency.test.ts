@@ -4,14 +4,17 @@
  * paid once, conflicting moves must have exactly one winner, and the seller's balance must equal
  * the independent model built from the final statuses.
  */
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
-import { adminHeaders, startGateway } from '../helpers/gateway.ts';
-import { onPostgres } from '../helpers/databases.ts';
-import { MoneyModel, saleBody, type Status, type TxEvent } from '../helpers/money-model.ts';
-import type { App } from '../../src/app.ts';
 
-const skip = onPostgres ? false : 'PostgreSQL only: PGlite is one connection in one process, so nothing would run concurrently (set TEST_DATABASE_URL)';
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { App } from '../../src/app.ts';
+import { onPostgres } from '../helpers/databases.ts';
+import { adminHeaders, startGateway } from '../helpers/gateway.ts';
+import { MoneyModel, type Status, saleBody, type TxEvent } from '../helpers/money-model.ts';
+
+const skip = onPostgres
+  ? false
+  : 'PostgreSQL only: PGlite is one connection in one process, so nothing would run concurrently (set TEST_DATABASE_URL)';
 
 test('50 concurrent events from 3 processes: one winner per conflict, paid once, balance equals the model', { skip }, async () => {
   const gw = await startGateway();
@@ -19,7 +22,12 @@ test('50 concurrent events from 3 processes: one winner per conflict, paid once,
     const peers = [await gw.peer(), await gw.peer()];
     const apps: App[] = [gw.app, peers[0]!.app, peers[1]!.app];
     const seller = await gw.createSeller();
-    const schedule = await gw.app.inject({ method: 'PATCH', url: `/admin/sellers/${seller.id}`, headers: adminHeaders, payload: { feeSchedule: { reserveBasisPoints: 1000, reserveDays: 30 } } });
+    const schedule = await gw.app.inject({
+      method: 'PATCH',
+      url: `/admin/sellers/${seller.id}`,
+      headers: adminHeaders,
+      payload: { feeSchedule: { reserveBasisPoints: 1000, reserveDays: 30 } },
+    });
     assert.equal(schedule.statusCode, 200, schedule.body);
 
     const model = new MoneyModel();
@@ -39,7 +47,12 @@ test('50 concurrent events from 3 processes: one winner per conflict, paid once,
     const pending = ids.slice(0, 30);
     const paid = ids.slice(30);
     for (const id of paid) {
-      const res = await gw.app.inject({ method: 'POST', url: `/admin/transactions/${id}/events`, headers: adminHeaders, payload: { event: 'PAYMENT_CONFIRMED' } });
+      const res = await gw.app.inject({
+        method: 'POST',
+        url: `/admin/transactions/${id}/events`,
+        headers: adminHeaders,
+        payload: { event: 'PAYMENT_CONFIRMED' },
+      });
       assert.equal(res.statusCode, 200, res.body);
       model.applyEvent(id, 'PAYMENT_CONFIRMED', at);
     }
@@ -48,9 +61,16 @@ test('50 concurrent events from 3 processes: one winner per conflict, paid once,
     type Shot = { id: number; event: TxEvent };
     const fire = async (shots: Shot[]) => {
       // All requests start in the same tick; consecutive shots go to different processes.
-      const answers = await Promise.all(shots.map((s, i) => apps[i % apps.length]!.inject({
-        method: 'POST', url: `/admin/transactions/${s.id}/events`, headers: adminHeaders, payload: { event: s.event },
-      })));
+      const answers = await Promise.all(
+        shots.map((s, i) =>
+          apps[i % apps.length]!.inject({
+            method: 'POST',
+            url: `/admin/transactions/${s.id}/events`,
+            headers: adminHeaders,
+            payload: { event: s.event },
+          }),
+        ),
+      );
       return answers.map((res, i) => {
         assert.ok(res.statusCode === 200 || res.statusCode === 409, `${shots[i]!.event} on ${shots[i]!.id}: ${res.statusCode} ${res.body}`);
         if (res.statusCode === 409) assert.equal(res.json().errorType, 'INVALID_TRANSITION');
@@ -72,7 +92,10 @@ test('50 concurrent events from 3 processes: one winner per conflict, paid once,
       assert.deepEqual(res.json().mismatches, []);
       assert.equal(res.json().ok, true);
     }
-    const pair = (id: number, a: TxEvent, b: TxEvent): Shot[] => [{ id, event: a }, { id, event: b }];
+    const pair = (id: number, a: TxEvent, b: TxEvent): Shot[] => [
+      { id, event: a },
+      { id, event: b },
+    ];
 
     // ---- wave 1: 50 events at once ----
     const confirmOnce = pending.slice(0, 15);
@@ -110,12 +133,17 @@ test('50 concurrent events from 3 processes: one winner per conflict, paid once,
     }
     for (const id of medOnly) assert.equal(status1.get(id), 'MED');
     for (const id of refundOnly) assert.equal(status1.get(id), 'ESTORNADO');
-    for (const id of [...pending.slice(20), ...paid.slice(15)]) assert.equal(status1.get(id), id < paid[0]! ? 'PENDENTE' : 'PAGO', `untouched sale ${id}`);
+    for (const id of [...pending.slice(20), ...paid.slice(15)])
+      assert.equal(status1.get(id), id < paid[0]! ? 'PENDENTE' : 'PAGO', `untouched sale ${id}`);
 
     // the model, from the final statuses
     const pathTo: Record<string, TxEvent[]> = {
-      'PENDENTE→PAGO': ['PAYMENT_CONFIRMED'], 'PENDENTE→CANCELADO': ['CANCELLED'], 'PENDENTE→PENDENTE': [],
-      'PAGO→PAGO': [], 'PAGO→MED': ['MED_OPENED'], 'PAGO→ESTORNADO': ['REFUNDED'],
+      'PENDENTE→PAGO': ['PAYMENT_CONFIRMED'],
+      'PENDENTE→CANCELADO': ['CANCELLED'],
+      'PENDENTE→PENDENTE': [],
+      'PAGO→PAGO': [],
+      'PAGO→MED': ['MED_OPENED'],
+      'PAGO→ESTORNADO': ['REFUNDED'],
     };
     const settle = (statuses: Map<number, Status>) => {
       for (const [id, status] of statuses) {
@@ -134,7 +162,11 @@ test('50 concurrent events from 3 processes: one winner per conflict, paid once,
     const stillPaid = paid.slice(15, 20);
     const wave2: Shot[] = [
       ...inMed.flatMap((id) => pair(id, 'MED_WON', 'MED_LOST')),
-      ...stillPending.flatMap((id) => [{ id, event: 'PAYMENT_CONFIRMED' as const }, { id, event: 'PAYMENT_CONFIRMED' as const }, { id, event: 'PAYMENT_CONFIRMED' as const }]),
+      ...stillPending.flatMap((id) => [
+        { id, event: 'PAYMENT_CONFIRMED' as const },
+        { id, event: 'PAYMENT_CONFIRMED' as const },
+        { id, event: 'PAYMENT_CONFIRMED' as const },
+      ]),
       ...stillPaid.flatMap((id) => pair(id, 'REFUNDED', 'MED_OPENED')),
     ];
     const answers2 = await fire(wave2);
@@ -162,21 +194,30 @@ test('50 concurrent events from 3 processes: one winner per conflict, paid once,
     await verifyOk();
 
     // paid exactly once; refunded or lost money returned exactly once
-    const postings = await gw.ctx.db.query<{ transaction_id: unknown; kind: string; n: unknown }>(`
-      SELECT transaction_id, kind, count(*)::int AS n FROM postings WHERE seller_id = $1 GROUP BY transaction_id, kind`, [seller.id]);
+    const postings = await gw.ctx.db.query<{ transaction_id: unknown; kind: string; n: unknown }>(
+      `
+      SELECT transaction_id, kind, count(*)::int AS n FROM postings WHERE seller_id = $1 GROUP BY transaction_id, kind`,
+      [seller.id],
+    );
     const counts = new Map(postings.rows.map((r) => [`${Number(r.transaction_id)}:${r.kind}`, Number(r.n)]));
     for (const id of ids) {
       const sale = model.sale(id);
       assert.equal(counts.get(`${id}:FIRST_PAYMENT`) ?? 0, sale.split ? 1 : 0, `first payments of sale ${id}`);
     }
-    const funds = await gw.ctx.db.query<{ transaction_id: unknown; total: unknown }>(`
+    const funds = await gw.ctx.db.query<{ transaction_id: unknown; total: unknown }>(
+      `
       SELECT p.transaction_id, sum(l.amount)::bigint AS total FROM journal_lines l JOIN postings p ON p.id = l.posting_id
-      WHERE p.seller_id = $1 AND l.account = 'customer_funds' GROUP BY p.transaction_id`, [seller.id]);
+      WHERE p.seller_id = $1 AND l.account = 'customer_funds' GROUP BY p.transaction_id`,
+      [seller.id],
+    );
     const byId = new Map(funds.rows.map((r) => [Number(r.transaction_id), Number(r.total)]));
     for (const id of ids) assert.equal(byId.get(id) ?? 0, model.expectedCustomerFunds(id), `customer_funds of sale ${id} (${model.sale(id).status})`);
-    const platform = await gw.ctx.db.query<{ account: string; total: unknown }>(`
+    const platform = await gw.ctx.db.query<{ account: string; total: unknown }>(
+      `
       SELECT l.account, sum(l.amount)::bigint AS total FROM journal_lines l JOIN postings p ON p.id = l.posting_id
-      WHERE p.seller_id = $1 AND l.account IN ('fee_revenue', 'dispute_losses') GROUP BY l.account`, [seller.id]);
+      WHERE p.seller_id = $1 AND l.account IN ('fee_revenue', 'dispute_losses') GROUP BY l.account`,
+      [seller.id],
+    );
     const got = new Map(platform.rows.map((r) => [r.account, Number(r.total)]));
     const t = model.tally(seller.id);
     assert.deepEqual([got.get('fee_revenue') ?? 0, got.get('dispute_losses') ?? 0], [t.feeRevenue, t.disputeLosses]);

@@ -13,13 +13,14 @@
  *   CREDIT 15000, reserve 10 % fee 797                               reserve round(1420.3) = 1420    net 12783
  *   DEBIT 10001 default      fee 49 + round(299.0299) = 348          reserve 0                       net 9653
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { adminHeaders, startGateway, type Gateway, type SellerKeys } from '../helpers/gateway.ts';
-import { expiryJob, reserveReleaseJob } from '../../src/transactions/jobs.ts';
-import { saleBody } from '../helpers/money-model.ts';
-import type { Method, TxEvent } from '../helpers/fixtures.ts';
+import { after, before, describe, test } from 'node:test';
 import { post } from '../../src/ledger/postings.ts';
+import { expiryJob, reserveReleaseJob } from '../../src/transactions/jobs.ts';
+import type { Method, TxEvent } from '../helpers/fixtures.ts';
+import { adminHeaders, type Gateway, type SellerKeys, startGateway } from '../helpers/gateway.ts';
+import { saleBody } from '../helpers/money-model.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const start = new Date('2026-03-02T12:00:00.000Z');
@@ -31,7 +32,11 @@ const ev = (event: TxEvent): Step => ({ event });
 const days = (n: number): Step => ({ advanceMs: n * DAY_MS });
 const job: Step = { job: true };
 type Figures = [available: number, blocked: number, total: number];
-interface PlatformDelta { customer_funds?: number; fee_revenue?: number; dispute_losses?: number }
+interface PlatformDelta {
+  customer_funds?: number;
+  fee_revenue?: number;
+  dispute_losses?: number;
+}
 
 interface Row {
   name: string;
@@ -53,109 +58,348 @@ const paidCard: Step[] = [ev('SENT_TO_PROCESSOR'), ev('APPROVED')];
 
 const rows: Row[] = [
   // ---- first payment: customer_funds −amount; available +net; blocked +reserve; fee_revenue +fee
-  { name: 'first payment PENDENTE → PAGO (PIX 15000, default schedule)', method: 'PIX', amount: 15000,
-    setup: [], move: ev('PAYMENT_CONFIRMED'), before: [0, 0, 0], after: [14702, 0, 14702],
-    platform: { customer_funds: -15000, fee_revenue: 298 }, status: 'PAGO' },
-  { name: 'first payment PENDENTE → PAGO (PIX 14504, reserve 1000 bp, half-even reserve 1421.5 → 1422)', method: 'PIX', amount: 14504, schedule: reserve10,
-    setup: [], move: ev('PAYMENT_CONFIRMED'), before: [0, 0, 0], after: [12793, 1422, 14215],
-    platform: { customer_funds: -14504, fee_revenue: 289 }, status: 'PAGO' },
-  { name: 'first payment PENDENTE → PAGO (BOLETO 5000, fixed fee 349)', method: 'BOLETO', amount: 5000,
-    setup: [], move: ev('PAYMENT_CONFIRMED'), before: [0, 0, 0], after: [4651, 0, 4651],
-    platform: { customer_funds: -5000, fee_revenue: 349 }, status: 'PAGO' },
-  { name: 'first payment EM_PROCESSAMENTO → PAGO (credit 15000, reserve 1000 bp)', method: 'CREDIT_CARD', amount: 15000, schedule: reserve10,
-    setup: [ev('SENT_TO_PROCESSOR')], move: ev('APPROVED'), before: [0, 0, 0], after: [12783, 1420, 14203],
-    platform: { customer_funds: -15000, fee_revenue: 797 }, status: 'PAGO' },
-  { name: 'first payment FALHA → PAGO by RETRY_PROCESSED (debit 10001)', method: 'DEBIT_CARD', amount: 10001,
-    setup: [ev('SENT_TO_PROCESSOR'), ev('PROCESSING_ERROR')], move: ev('RETRY_PROCESSED'), before: [0, 0, 0], after: [9653, 0, 9653],
-    platform: { customer_funds: -10001, fee_revenue: 348 }, status: 'PAGO' },
+  {
+    name: 'first payment PENDENTE → PAGO (PIX 15000, default schedule)',
+    method: 'PIX',
+    amount: 15000,
+    setup: [],
+    move: ev('PAYMENT_CONFIRMED'),
+    before: [0, 0, 0],
+    after: [14702, 0, 14702],
+    platform: { customer_funds: -15000, fee_revenue: 298 },
+    status: 'PAGO',
+  },
+  {
+    name: 'first payment PENDENTE → PAGO (PIX 14504, reserve 1000 bp, half-even reserve 1421.5 → 1422)',
+    method: 'PIX',
+    amount: 14504,
+    schedule: reserve10,
+    setup: [],
+    move: ev('PAYMENT_CONFIRMED'),
+    before: [0, 0, 0],
+    after: [12793, 1422, 14215],
+    platform: { customer_funds: -14504, fee_revenue: 289 },
+    status: 'PAGO',
+  },
+  {
+    name: 'first payment PENDENTE → PAGO (BOLETO 5000, fixed fee 349)',
+    method: 'BOLETO',
+    amount: 5000,
+    setup: [],
+    move: ev('PAYMENT_CONFIRMED'),
+    before: [0, 0, 0],
+    after: [4651, 0, 4651],
+    platform: { customer_funds: -5000, fee_revenue: 349 },
+    status: 'PAGO',
+  },
+  {
+    name: 'first payment EM_PROCESSAMENTO → PAGO (credit 15000, reserve 1000 bp)',
+    method: 'CREDIT_CARD',
+    amount: 15000,
+    schedule: reserve10,
+    setup: [ev('SENT_TO_PROCESSOR')],
+    move: ev('APPROVED'),
+    before: [0, 0, 0],
+    after: [12783, 1420, 14203],
+    platform: { customer_funds: -15000, fee_revenue: 797 },
+    status: 'PAGO',
+  },
+  {
+    name: 'first payment FALHA → PAGO by RETRY_PROCESSED (debit 10001)',
+    method: 'DEBIT_CARD',
+    amount: 10001,
+    setup: [ev('SENT_TO_PROCESSOR'), ev('PROCESSING_ERROR')],
+    move: ev('RETRY_PROCESSED'),
+    before: [0, 0, 0],
+    after: [9653, 0, 9653],
+    platform: { customer_funds: -10001, fee_revenue: 348 },
+    status: 'PAGO',
+  },
 
   // ---- reserve release: blocked −held; available +held
-  { name: 'reserve released by the job reserveDays after the first payment (not 1 ms earlier)', method: 'PIX', amount: 20000, schedule: reserve10,
-    setup: [ev('PAYMENT_CONFIRMED'), { advanceMs: 30 * DAY_MS - 1 }, job, { advanceMs: 1 }], move: job,
-    before: [17642, 1960, 19602], after: [19602, 0, 19602], platform: {}, status: 'PAGO' },
-  { name: 'reserve not released by the job while in MED, even past the due date', method: 'PIX', amount: 20000, schedule: reserve10,
-    setup: [ev('PAYMENT_CONFIRMED'), ev('MED_OPENED'), days(31)], move: job,
-    before: [0, 19602, 19602], after: [0, 19602, 19602], platform: {}, status: 'MED' },
-  { name: 'MED_WON after the due date: the net comes back and the held reserve is released', method: 'PIX', amount: 20000, schedule: reserve10,
-    setup: [ev('PAYMENT_CONFIRMED'), ev('MED_OPENED'), days(31), job], move: ev('MED_WON'),
-    before: [0, 19602, 19602], after: [19602, 0, 19602], platform: {}, status: 'PAGO' },
-  { name: 'no release after ESTORNADO (refunded with the reserve held, then the due date passes)', method: 'PIX', amount: 20000, schedule: reserve10,
-    setup: [ev('PAYMENT_CONFIRMED'), ev('REFUNDED'), days(31)], move: job,
+  {
+    name: 'reserve released by the job reserveDays after the first payment (not 1 ms earlier)',
+    method: 'PIX',
+    amount: 20000,
+    schedule: reserve10,
+    setup: [ev('PAYMENT_CONFIRMED'), { advanceMs: 30 * DAY_MS - 1 }, job, { advanceMs: 1 }],
+    move: job,
+    before: [17642, 1960, 19602],
+    after: [19602, 0, 19602],
+    platform: {},
+    status: 'PAGO',
+  },
+  {
+    name: 'reserve not released by the job while in MED, even past the due date',
+    method: 'PIX',
+    amount: 20000,
+    schedule: reserve10,
+    setup: [ev('PAYMENT_CONFIRMED'), ev('MED_OPENED'), days(31)],
+    move: job,
+    before: [0, 19602, 19602],
+    after: [0, 19602, 19602],
+    platform: {},
+    status: 'MED',
+  },
+  {
+    name: 'MED_WON after the due date: the net comes back and the held reserve is released',
+    method: 'PIX',
+    amount: 20000,
+    schedule: reserve10,
+    setup: [ev('PAYMENT_CONFIRMED'), ev('MED_OPENED'), days(31), job],
+    move: ev('MED_WON'),
+    before: [0, 19602, 19602],
+    after: [19602, 0, 19602],
+    platform: {},
+    status: 'PAGO',
+  },
+  {
+    name: 'no release after ESTORNADO (refunded with the reserve held, then the due date passes)',
+    method: 'PIX',
+    amount: 20000,
+    schedule: reserve10,
+    setup: [ev('PAYMENT_CONFIRMED'), ev('REFUNDED'), days(31)],
+    move: job,
     // available 17642 − (20000 − 1960) = −398
-    before: [-398, 0, -398], after: [-398, 0, -398], platform: {}, status: 'ESTORNADO' },
-  { name: 'no release after ESTORNADO (MED lost with the reserve held, then the due date passes)', method: 'PIX', amount: 20000, schedule: reserve10,
-    setup: [ev('PAYMENT_CONFIRMED'), ev('MED_OPENED'), ev('MED_LOST'), days(31)], move: job,
-    before: [0, 0, 0], after: [0, 0, 0], platform: {}, status: 'ESTORNADO' },
+    before: [-398, 0, -398],
+    after: [-398, 0, -398],
+    platform: {},
+    status: 'ESTORNADO',
+  },
+  {
+    name: 'no release after ESTORNADO (MED lost with the reserve held, then the due date passes)',
+    method: 'PIX',
+    amount: 20000,
+    schedule: reserve10,
+    setup: [ev('PAYMENT_CONFIRMED'), ev('MED_OPENED'), ev('MED_LOST'), days(31)],
+    move: job,
+    before: [0, 0, 0],
+    after: [0, 0, 0],
+    platform: {},
+    status: 'ESTORNADO',
+  },
 
   // ---- refund: blocked −held; available −(amount − held); customer_funds +amount; the fee stays
-  { name: 'refund PAGO → ESTORNADO without reserve: available goes negative by the fee', method: 'PIX', amount: 15000,
-    setup: [ev('PAYMENT_CONFIRMED')], move: ev('REFUNDED'),
-    before: [14702, 0, 14702], after: [-298, 0, -298], platform: { customer_funds: 15000 }, status: 'ESTORNADO' },
-  { name: 'refund PAGO → ESTORNADO with the reserve held', method: 'CREDIT_CARD', amount: 15000, schedule: reserve10,
-    setup: paidCard, move: ev('REFUNDED'),
+  {
+    name: 'refund PAGO → ESTORNADO without reserve: available goes negative by the fee',
+    method: 'PIX',
+    amount: 15000,
+    setup: [ev('PAYMENT_CONFIRMED')],
+    move: ev('REFUNDED'),
+    before: [14702, 0, 14702],
+    after: [-298, 0, -298],
+    platform: { customer_funds: 15000 },
+    status: 'ESTORNADO',
+  },
+  {
+    name: 'refund PAGO → ESTORNADO with the reserve held',
+    method: 'CREDIT_CARD',
+    amount: 15000,
+    schedule: reserve10,
+    setup: paidCard,
+    move: ev('REFUNDED'),
     // blocked 1420 − 1420 = 0; available 12783 − (15000 − 1420) = −797
-    before: [12783, 1420, 14203], after: [-797, 0, -797], platform: { customer_funds: 15000 }, status: 'ESTORNADO' },
-  { name: 'refund PAGO → ESTORNADO after the reserve was released', method: 'CREDIT_CARD', amount: 15000, schedule: reserve10,
-    setup: [...paidCard, days(30), job], move: ev('REFUNDED'),
-    before: [14203, 0, 14203], after: [-797, 0, -797], platform: { customer_funds: 15000 }, status: 'ESTORNADO' },
+    before: [12783, 1420, 14203],
+    after: [-797, 0, -797],
+    platform: { customer_funds: 15000 },
+    status: 'ESTORNADO',
+  },
+  {
+    name: 'refund PAGO → ESTORNADO after the reserve was released',
+    method: 'CREDIT_CARD',
+    amount: 15000,
+    schedule: reserve10,
+    setup: [...paidCard, days(30), job],
+    move: ev('REFUNDED'),
+    before: [14203, 0, 14203],
+    after: [-797, 0, -797],
+    platform: { customer_funds: 15000 },
+    status: 'ESTORNADO',
+  },
 
   // ---- MED: opened available −net, blocked +net; won the reverse; lost blocked −net −held, dispute_losses −(amount − net − held)
-  { name: 'MED opened with the reserve held', method: 'PIX', amount: 20000, schedule: reserve10,
-    setup: [ev('PAYMENT_CONFIRMED')], move: ev('MED_OPENED'),
-    before: [17642, 1960, 19602], after: [0, 19602, 19602], platform: {}, status: 'MED' },
-  { name: 'MED won before the due date: the net comes back, the reserve stays held', method: 'PIX', amount: 20000, schedule: reserve10,
-    setup: [ev('PAYMENT_CONFIRMED'), ev('MED_OPENED')], move: ev('MED_WON'),
-    before: [0, 19602, 19602], after: [17642, 1960, 19602], platform: {}, status: 'PAGO' },
-  { name: 'MED lost with the reserve held', method: 'PIX', amount: 20000, schedule: reserve10,
-    setup: [ev('PAYMENT_CONFIRMED'), ev('MED_OPENED')], move: ev('MED_LOST'),
+  {
+    name: 'MED opened with the reserve held',
+    method: 'PIX',
+    amount: 20000,
+    schedule: reserve10,
+    setup: [ev('PAYMENT_CONFIRMED')],
+    move: ev('MED_OPENED'),
+    before: [17642, 1960, 19602],
+    after: [0, 19602, 19602],
+    platform: {},
+    status: 'MED',
+  },
+  {
+    name: 'MED won before the due date: the net comes back, the reserve stays held',
+    method: 'PIX',
+    amount: 20000,
+    schedule: reserve10,
+    setup: [ev('PAYMENT_CONFIRMED'), ev('MED_OPENED')],
+    move: ev('MED_WON'),
+    before: [0, 19602, 19602],
+    after: [17642, 1960, 19602],
+    platform: {},
+    status: 'PAGO',
+  },
+  {
+    name: 'MED lost with the reserve held',
+    method: 'PIX',
+    amount: 20000,
+    schedule: reserve10,
+    setup: [ev('PAYMENT_CONFIRMED'), ev('MED_OPENED')],
+    move: ev('MED_LOST'),
     // dispute_losses −(20000 − 17642 − 1960) = −398
-    before: [0, 19602, 19602], after: [0, 0, 0], platform: { customer_funds: 20000, dispute_losses: -398 }, status: 'ESTORNADO' },
-  { name: 'MED opened after the reserve was released', method: 'PIX', amount: 20000, schedule: reserve10,
-    setup: [ev('PAYMENT_CONFIRMED'), days(30), job], move: ev('MED_OPENED'),
-    before: [19602, 0, 19602], after: [1960, 17642, 19602], platform: {}, status: 'MED' },
-  { name: 'MED won after the reserve was released', method: 'PIX', amount: 20000, schedule: reserve10,
-    setup: [ev('PAYMENT_CONFIRMED'), days(30), job, ev('MED_OPENED')], move: ev('MED_WON'),
-    before: [1960, 17642, 19602], after: [19602, 0, 19602], platform: {}, status: 'PAGO' },
-  { name: 'MED lost after the reserve was released: the platform absorbs fee and released reserve', method: 'PIX', amount: 20000, schedule: reserve10,
-    setup: [ev('PAYMENT_CONFIRMED'), days(30), job, ev('MED_OPENED')], move: ev('MED_LOST'),
+    before: [0, 19602, 19602],
+    after: [0, 0, 0],
+    platform: { customer_funds: 20000, dispute_losses: -398 },
+    status: 'ESTORNADO',
+  },
+  {
+    name: 'MED opened after the reserve was released',
+    method: 'PIX',
+    amount: 20000,
+    schedule: reserve10,
+    setup: [ev('PAYMENT_CONFIRMED'), days(30), job],
+    move: ev('MED_OPENED'),
+    before: [19602, 0, 19602],
+    after: [1960, 17642, 19602],
+    platform: {},
+    status: 'MED',
+  },
+  {
+    name: 'MED won after the reserve was released',
+    method: 'PIX',
+    amount: 20000,
+    schedule: reserve10,
+    setup: [ev('PAYMENT_CONFIRMED'), days(30), job, ev('MED_OPENED')],
+    move: ev('MED_WON'),
+    before: [1960, 17642, 19602],
+    after: [19602, 0, 19602],
+    platform: {},
+    status: 'PAGO',
+  },
+  {
+    name: 'MED lost after the reserve was released: the platform absorbs fee and released reserve',
+    method: 'PIX',
+    amount: 20000,
+    schedule: reserve10,
+    setup: [ev('PAYMENT_CONFIRMED'), days(30), job, ev('MED_OPENED')],
+    move: ev('MED_LOST'),
     // dispute_losses −(20000 − 17642 − 0) = −2358; available keeps the released 1960
-    before: [1960, 17642, 19602], after: [1960, 0, 1960], platform: { customer_funds: 20000, dispute_losses: -2358 }, status: 'ESTORNADO' },
-  { name: 'MED lost without any reserve', method: 'PIX', amount: 15000,
-    setup: [ev('PAYMENT_CONFIRMED'), ev('MED_OPENED')], move: ev('MED_LOST'),
-    before: [0, 14702, 14702], after: [0, 0, 0], platform: { customer_funds: 15000, dispute_losses: -298 }, status: 'ESTORNADO' },
+    before: [1960, 17642, 19602],
+    after: [1960, 0, 1960],
+    platform: { customer_funds: 20000, dispute_losses: -2358 },
+    status: 'ESTORNADO',
+  },
+  {
+    name: 'MED lost without any reserve',
+    method: 'PIX',
+    amount: 15000,
+    setup: [ev('PAYMENT_CONFIRMED'), ev('MED_OPENED')],
+    move: ev('MED_LOST'),
+    before: [0, 14702, 14702],
+    after: [0, 0, 0],
+    platform: { customer_funds: 15000, dispute_losses: -298 },
+    status: 'ESTORNADO',
+  },
 
   // ---- chargeback: opened available −fine, fee_revenue +fine; reverted nothing; confirmed as a refund
-  { name: 'chargeback opened: pre-chargeback fine 1500 (default)', method: 'CREDIT_CARD', amount: 15000,
-    setup: paidCard, move: ev('CHARGEBACK_OPENED'),
-    before: [14203, 0, 14203], after: [12703, 0, 12703], platform: { fee_revenue: 1500 }, status: 'CHARGEBACK' },
-  { name: 'chargeback reverted: nothing moves, the fine is kept', method: 'CREDIT_CARD', amount: 15000,
-    setup: [...paidCard, ev('CHARGEBACK_OPENED')], move: ev('CHARGEBACK_REVERTED'),
-    before: [12703, 0, 12703], after: [12703, 0, 12703], platform: {}, status: 'PAGO' },
-  { name: 'chargeback confirmed: as a refund, the fine is kept', method: 'CREDIT_CARD', amount: 15000,
-    setup: [...paidCard, ev('CHARGEBACK_OPENED')], move: ev('CHARGEBACK_CONFIRMED'),
+  {
+    name: 'chargeback opened: pre-chargeback fine 1500 (default)',
+    method: 'CREDIT_CARD',
+    amount: 15000,
+    setup: paidCard,
+    move: ev('CHARGEBACK_OPENED'),
+    before: [14203, 0, 14203],
+    after: [12703, 0, 12703],
+    platform: { fee_revenue: 1500 },
+    status: 'CHARGEBACK',
+  },
+  {
+    name: 'chargeback reverted: nothing moves, the fine is kept',
+    method: 'CREDIT_CARD',
+    amount: 15000,
+    setup: [...paidCard, ev('CHARGEBACK_OPENED')],
+    move: ev('CHARGEBACK_REVERTED'),
+    before: [12703, 0, 12703],
+    after: [12703, 0, 12703],
+    platform: {},
+    status: 'PAGO',
+  },
+  {
+    name: 'chargeback confirmed: as a refund, the fine is kept',
+    method: 'CREDIT_CARD',
+    amount: 15000,
+    setup: [...paidCard, ev('CHARGEBACK_OPENED')],
+    move: ev('CHARGEBACK_CONFIRMED'),
     // available 12703 − 15000 = −2297
-    before: [12703, 0, 12703], after: [-2297, 0, -2297], platform: { customer_funds: 15000 }, status: 'ESTORNADO' },
-  { name: 'chargeback opened on a debit card with the reserve held', method: 'DEBIT_CARD', amount: 10001, schedule: reserve10,
+    before: [12703, 0, 12703],
+    after: [-2297, 0, -2297],
+    platform: { customer_funds: 15000 },
+    status: 'ESTORNADO',
+  },
+  {
+    name: 'chargeback opened on a debit card with the reserve held',
+    method: 'DEBIT_CARD',
+    amount: 10001,
+    schedule: reserve10,
     // fee 348; reserve round((10001 − 348) × 0.1 = 965.3) = 965; net 10001 − 348 − 965 = 8688
-    setup: paidCard, move: ev('CHARGEBACK_OPENED'),
-    before: [8688, 965, 9653], after: [7188, 965, 8153], platform: { fee_revenue: 1500 }, status: 'CHARGEBACK' },
-  { name: 'chargeback confirmed with the reserve held', method: 'CREDIT_CARD', amount: 15000, schedule: reserve10,
-    setup: [...paidCard, ev('CHARGEBACK_OPENED')], move: ev('CHARGEBACK_CONFIRMED'),
+    setup: paidCard,
+    move: ev('CHARGEBACK_OPENED'),
+    before: [8688, 965, 9653],
+    after: [7188, 965, 8153],
+    platform: { fee_revenue: 1500 },
+    status: 'CHARGEBACK',
+  },
+  {
+    name: 'chargeback confirmed with the reserve held',
+    method: 'CREDIT_CARD',
+    amount: 15000,
+    schedule: reserve10,
+    setup: [...paidCard, ev('CHARGEBACK_OPENED')],
+    move: ev('CHARGEBACK_CONFIRMED'),
     // before: 12783 − 1500 = 11283; after: blocked 0, available 11283 − (15000 − 1420) = −2297
-    before: [11283, 1420, 12703], after: [-2297, 0, -2297], platform: { customer_funds: 15000 }, status: 'ESTORNADO' },
-  { name: 'chargeback reverted after the due date: the reserve (kept through the job) is released', method: 'CREDIT_CARD', amount: 15000, schedule: reserve10,
-    setup: [...paidCard, ev('CHARGEBACK_OPENED'), days(31), job], move: ev('CHARGEBACK_REVERTED'),
-    before: [11283, 1420, 12703], after: [12703, 0, 12703], platform: {}, status: 'PAGO' },
-  { name: 'reserve not released by the job while in CHARGEBACK', method: 'CREDIT_CARD', amount: 15000, schedule: reserve10,
-    setup: [...paidCard, ev('CHARGEBACK_OPENED'), days(31)], move: job,
-    before: [11283, 1420, 12703], after: [11283, 1420, 12703], platform: {}, status: 'CHARGEBACK' },
+    before: [11283, 1420, 12703],
+    after: [-2297, 0, -2297],
+    platform: { customer_funds: 15000 },
+    status: 'ESTORNADO',
+  },
+  {
+    name: 'chargeback reverted after the due date: the reserve (kept through the job) is released',
+    method: 'CREDIT_CARD',
+    amount: 15000,
+    schedule: reserve10,
+    setup: [...paidCard, ev('CHARGEBACK_OPENED'), days(31), job],
+    move: ev('CHARGEBACK_REVERTED'),
+    before: [11283, 1420, 12703],
+    after: [12703, 0, 12703],
+    platform: {},
+    status: 'PAGO',
+  },
+  {
+    name: 'reserve not released by the job while in CHARGEBACK',
+    method: 'CREDIT_CARD',
+    amount: 15000,
+    schedule: reserve10,
+    setup: [...paidCard, ev('CHARGEBACK_OPENED'), days(31)],
+    move: job,
+    before: [11283, 1420, 12703],
+    after: [11283, 1420, 12703],
+    platform: {},
+    status: 'CHARGEBACK',
+  },
 ];
 
 // One gateway for both describes (a gateway costs about 2 s to start on PGlite). The second describe
 // breaks the ledger on purpose, so it must stay last in this file.
 let gw: Gateway;
-before(async () => { gw = await startGateway({ clock }); });
-after(async () => { await gw?.close(); });
+before(async () => {
+  gw = await startGateway({ clock });
+});
+after(async () => {
+  await gw?.close();
+});
 
 describe('money postings: CONTRACT §5 posting table through the API', () => {
   const inject = (method: 'GET' | 'POST' | 'PATCH', url: string, headers: Record<string, string>, payload?: unknown) =>
@@ -208,10 +452,13 @@ describe('money postings: CONTRACT §5 posting table through the API', () => {
     return Number(r.rows[0]!.id);
   }
   async function platformLinesSince(saleId: number, postingId: number): Promise<Required<PlatformDelta>> {
-    const r = await gw.ctx.db.query<{ account: string; total: unknown }>(`
+    const r = await gw.ctx.db.query<{ account: string; total: unknown }>(
+      `
       SELECT l.account, sum(l.amount)::bigint AS total FROM journal_lines l JOIN postings p ON p.id = l.posting_id
       WHERE p.transaction_id = $1 AND p.id > $2 AND l.account IN ('customer_funds', 'fee_revenue', 'dispute_losses', 'payouts')
-      GROUP BY l.account`, [saleId, postingId]);
+      GROUP BY l.account`,
+      [saleId, postingId],
+    );
     const out = { customer_funds: 0, fee_revenue: 0, dispute_losses: 0 } as Record<string, number>;
     for (const row of r.rows) out[row.account] = Number(row.total);
     return out as Required<PlatformDelta>;
@@ -232,7 +479,11 @@ describe('money postings: CONTRACT §5 posting table through the API', () => {
       const since = await maxPostingId();
       await step(saleId, row.move);
       assert.deepEqual(await figures(seller), row.after, 'after the move');
-      assert.deepEqual(await platformLinesSince(saleId, since), { customer_funds: 0, fee_revenue: 0, dispute_losses: 0, ...row.platform }, 'platform lines of the move');
+      assert.deepEqual(
+        await platformLinesSince(saleId, since),
+        { customer_funds: 0, fee_revenue: 0, dispute_losses: 0, ...row.platform },
+        'platform lines of the move',
+      );
       assert.equal((await readTransaction(seller, saleId)).status, row.status);
       await assertVerifyOk();
     });
@@ -279,7 +530,11 @@ describe('money postings: CONTRACT §5 posting table through the API', () => {
     await setSchedule(seller, { pix: { fixedCents: 0, percentBasisPoints: 199 }, reserveBasisPoints: 0 });
     const old = await createSale(seller, 'PIX', 15000);
     const oldCard = await createSale(seller, 'CREDIT_CARD', 15000);
-    const patched = await setSchedule(seller, { pix: { fixedCents: 100, percentBasisPoints: 500 }, reserveBasisPoints: 1000, chargebackFineCents: 2500 });
+    const patched = await setSchedule(seller, {
+      pix: { fixedCents: 100, percentBasisPoints: 500 },
+      reserveBasisPoints: 1000,
+      chargebackFineCents: 2500,
+    });
     // deep-partial: the untouched sections keep their values
     assert.deepEqual(patched.feeSchedule.creditCard, { fixedCents: 49, percentBasisPoints: 499 });
     assert.equal(patched.feeSchedule.reserveDays, 30);
@@ -347,33 +602,60 @@ describe('money postings: CONTRACT §5 posting table through the API', () => {
     const one = await inject('PATCH', '/admin/settings', adminHeaders, { feeSchedule: { pix: { percentBasisPoints: -1 } } });
     assert.equal(one.statusCode, 400);
     assert.equal(one.json().errorType, 'VALIDATION_ERROR');
-    assert.deepEqual(one.json().details.map((d: { field: string }) => d.field), ['feeSchedule.pix.percentBasisPoints']);
+    assert.deepEqual(
+      one.json().details.map((d: { field: string }) => d.field),
+      ['feeSchedule.pix.percentBasisPoints'],
+    );
 
     const many = await inject('PATCH', '/admin/settings', adminHeaders, {
-      feeSchedule: { reserveBasisPoints: 10001, reserveDays: 366, creditCard: { fixedCents: 1.5 }, debitCard: { percentBasisPoints: '299' }, cashout: 'x', pix: { percentBasisPoints: 150 } },
+      feeSchedule: {
+        reserveBasisPoints: 10001,
+        reserveDays: 366,
+        creditCard: { fixedCents: 1.5 },
+        debitCard: { percentBasisPoints: '299' },
+        cashout: 'x',
+        pix: { percentBasisPoints: 150 },
+      },
     });
     assert.equal(many.statusCode, 400);
     assert.equal(many.json().errorType, 'VALIDATION_ERROR');
-    assert.deepEqual(new Set(many.json().details.map((d: { field: string }) => d.field)), new Set([
-      'feeSchedule.reserveBasisPoints', 'feeSchedule.reserveDays', 'feeSchedule.creditCard.fixedCents',
-      'feeSchedule.debitCard.percentBasisPoints', 'feeSchedule.cashout',
-    ]));
-    assert.deepEqual((await inject('GET', '/admin/settings', adminHeaders)).json(), before, 'a refused patch changes nothing (not even its valid part)');
+    assert.deepEqual(
+      new Set(many.json().details.map((d: { field: string }) => d.field)),
+      new Set([
+        'feeSchedule.reserveBasisPoints',
+        'feeSchedule.reserveDays',
+        'feeSchedule.creditCard.fixedCents',
+        'feeSchedule.debitCard.percentBasisPoints',
+        'feeSchedule.cashout',
+      ]),
+    );
+    assert.deepEqual(
+      (await inject('GET', '/admin/settings', adminHeaders)).json(),
+      before,
+      'a refused patch changes nothing (not even its valid part)',
+    );
 
     const seller = await gw.createSeller();
-    const bad = await inject('PATCH', `/admin/sellers/${seller.id}`, adminHeaders, { feeSchedule: { pix: { percentBasisPoints: -1 }, chargebackFineCents: -5 } });
+    const bad = await inject('PATCH', `/admin/sellers/${seller.id}`, adminHeaders, {
+      feeSchedule: { pix: { percentBasisPoints: -1 }, chargebackFineCents: -5 },
+    });
     assert.equal(bad.statusCode, 400);
     assert.equal(bad.json().errorType, 'VALIDATION_ERROR');
-    assert.deepEqual(new Set(bad.json().details.map((d: { field: string }) => d.field)), new Set(['feeSchedule.pix.percentBasisPoints', 'feeSchedule.chargebackFineCents']));
+    assert.deepEqual(
+      new Set(bad.json().details.map((d: { field: string }) => d.field)),
+      new Set(['feeSchedule.pix.percentBasisPoints', 'feeSchedule.chargebackFineCents']),
+    );
     const read = (await inject('GET', `/admin/sellers/${seller.id}`, adminHeaders)).json();
     assert.equal(read.feeSchedule, null);
 
     // the boundary values are accepted
-    const edge = await inject('PATCH', `/admin/sellers/${seller.id}`, adminHeaders, { feeSchedule: { pix: { percentBasisPoints: 10000 }, reserveBasisPoints: 0, reserveDays: 365 } });
+    const edge = await inject('PATCH', `/admin/sellers/${seller.id}`, adminHeaders, {
+      feeSchedule: { pix: { percentBasisPoints: 10000 }, reserveBasisPoints: 0, reserveDays: 365 },
+    });
     assert.equal(edge.statusCode, 200, edge.body);
   });
 
-  test('statement: the seller\'s lines newest first, with bucket/amount/kind/transactionId, paginated without gaps', async () => {
+  test("statement: the seller's lines newest first, with bucket/amount/kind/transactionId, paginated without gaps", async () => {
     const seller = await gw.createSeller();
     const other = await gw.createSeller();
     await setSchedule(seller, reserve10);
@@ -391,23 +673,71 @@ describe('money postings: CONTRACT §5 posting table through the API', () => {
 
     // oldest posting first; each posting's seller lines as a set
     const expected: { kind: string; transactionId: number; lines: [string, number][] }[] = [
-      { kind: 'FIRST_PAYMENT', transactionId: s1, lines: [['available', 17642], ['blocked', 1960]] },
-      { kind: 'MED_OPENED', transactionId: s1, lines: [['available', -17642], ['blocked', 17642]] },
-      { kind: 'MED_WON', transactionId: s1, lines: [['available', 17642], ['blocked', -17642]] },
-      { kind: 'RESERVE_RELEASE', transactionId: s1, lines: [['available', 1960], ['blocked', -1960]] },
+      {
+        kind: 'FIRST_PAYMENT',
+        transactionId: s1,
+        lines: [
+          ['available', 17642],
+          ['blocked', 1960],
+        ],
+      },
+      {
+        kind: 'MED_OPENED',
+        transactionId: s1,
+        lines: [
+          ['available', -17642],
+          ['blocked', 17642],
+        ],
+      },
+      {
+        kind: 'MED_WON',
+        transactionId: s1,
+        lines: [
+          ['available', 17642],
+          ['blocked', -17642],
+        ],
+      },
+      {
+        kind: 'RESERVE_RELEASE',
+        transactionId: s1,
+        lines: [
+          ['available', 1960],
+          ['blocked', -1960],
+        ],
+      },
       // s2 PIX 15000 under the same schedule: fee 298, reserve round(1470.2) = 1470, net 13232
-      { kind: 'FIRST_PAYMENT', transactionId: s2, lines: [['available', 13232], ['blocked', 1470]] },
+      {
+        kind: 'FIRST_PAYMENT',
+        transactionId: s2,
+        lines: [
+          ['available', 13232],
+          ['blocked', 1470],
+        ],
+      },
       // refund: available −(15000 − 1470) = −13530; blocked −1470
-      { kind: 'REFUND', transactionId: s2, lines: [['available', -13530], ['blocked', -1470]] },
+      {
+        kind: 'REFUND',
+        transactionId: s2,
+        lines: [
+          ['available', -13530],
+          ['blocked', -1470],
+        ],
+      },
     ];
     const all = await inject('GET', '/api/public/statement?limit=100', seller.headers);
     assert.equal(all.statusCode, 200, all.body);
-    const { data, nextCursor } = all.json() as { data: { id: number; createdAt: string; bucket: string; amount: number; kind: string; transactionId: number | null; cashoutId: number | null }[]; nextCursor: string | null };
+    const { data, nextCursor } = all.json() as {
+      data: { id: number; createdAt: string; bucket: string; amount: number; kind: string; transactionId: number | null; cashoutId: number | null }[];
+      nextCursor: string | null;
+    };
     assert.equal(nextCursor, null);
     assert.equal(data.length, 12);
     for (let i = 1; i < data.length; i++) assert.ok(data[i - 1]!.id > data[i]!.id, 'newest first');
     for (const line of data) {
-      assert.ok(line.bucket === 'available' || line.bucket === 'blocked', `statement line ${line.id}: bucket available or blocked, got ${line.bucket}`);
+      assert.ok(
+        line.bucket === 'available' || line.bucket === 'blocked',
+        `statement line ${line.id}: bucket available or blocked, got ${line.bucket}`,
+      );
       assert.equal(line.cashoutId, null);
       assert.ok(!Number.isNaN(Date.parse(line.createdAt)), `statement line ${line.id}: createdAt a date, got ${line.createdAt}`);
     }
@@ -480,7 +810,9 @@ describe('money postings: CONTRACT §5 posting table through the API', () => {
     assert.equal(pixRes.statusCode, 201, pixRes.body);
     const pix = pixRes.json().sale.id as number;
     const boleto = await createSale(seller, 'BOLETO', 5000); // due today + 3 days (São Paulo)
-    const runExpiry = async () => { for (let i = 0; i < 100; i++) if ((await expiryJob.run(gw.ctx)) === 0) return; };
+    const runExpiry = async () => {
+      for (let i = 0; i < 100; i++) if ((await expiryJob.run(gw.ctx)) === 0) return;
+    };
 
     current = new Date(current.getTime() + 3600_000 - 1);
     await runExpiry();
@@ -513,7 +845,13 @@ describe('money postings: CONTRACT §5 posting table through the API', () => {
     const seller = await gw.createSeller();
     const pix = await createSale(seller, 'PIX', 15000);
     const card = await createSale(seller, 'CREDIT_CARD', 15000);
-    for (const [id, e] of [[pix, 'REFUNDED'], [pix, 'MED_WON'], [pix, 'SENT_TO_PROCESSOR'], [card, 'EXPIRED'], [card, 'APPROVED']] as [number, TxEvent][]) {
+    for (const [id, e] of [
+      [pix, 'REFUNDED'],
+      [pix, 'MED_WON'],
+      [pix, 'SENT_TO_PROCESSOR'],
+      [card, 'EXPIRED'],
+      [card, 'APPROVED'],
+    ] as [number, TxEvent][]) {
       const res = await event(id, e);
       assert.equal(res.statusCode, 409, `${e}: ${res.body}`);
       assert.equal(res.json().errorType, 'INVALID_TRANSITION');
@@ -538,19 +876,30 @@ describe('money postings: CONTRACT §5 posting table through the API', () => {
 });
 
 describe('money postings: ledger verification covers every §5 invariant', () => {
-  test('verify reports an ESTORNADO sale whose customer_funds does not net to zero', {
-  }, async () => {
+  test('verify reports an ESTORNADO sale whose customer_funds does not net to zero', {}, async () => {
     const seller = await gw.createSeller();
     const res = await gw.app.inject({ method: 'POST', url: '/api/sales', headers: seller.headers, payload: saleBody('PIX', 15000) });
     const id = res.json().sale.id as number;
     for (const event of ['PAYMENT_CONFIRMED', 'REFUNDED']) {
-      assert.equal((await gw.app.inject({ method: 'POST', url: `/admin/transactions/${id}/events`, headers: adminHeaders, payload: { event } })).statusCode, 200);
+      assert.equal(
+        (await gw.app.inject({ method: 'POST', url: `/admin/transactions/${id}/events`, headers: adminHeaders, payload: { event } })).statusCode,
+        200,
+      );
     }
     const verify = async () => (await gw.app.inject({ method: 'GET', url: '/admin/ledger/verify', headers: adminHeaders })).json();
     assert.equal((await verify()).ok, true);
     // A balanced posting that leaves 1 cent of this refunded sale's customer money with the platform.
-    await gw.ctx.db.tx((q) => post(q, { kind: 'TEST_LEAK', sellerId: seller.id, transactionId: id,
-      lines: [{ account: 'customer_funds', amount: -1 }, { account: 'fee_revenue', amount: 1 }] }));
+    await gw.ctx.db.tx((q) =>
+      post(q, {
+        kind: 'TEST_LEAK',
+        sellerId: seller.id,
+        transactionId: id,
+        lines: [
+          { account: 'customer_funds', amount: -1 },
+          { account: 'fee_revenue', amount: 1 },
+        ],
+      }),
+    );
     const report = await verify();
     assert.equal(report.ok, false);
     const mine = report.mismatches.filter((m: { transactionId?: unknown }) => Number(m.transactionId) === id);

@@ -11,17 +11,27 @@
  * PROPERTY_RUNS sets the number of sequences (default 200; CI runs 1000 on both databases), and
  * PROPERTY_SEED replays a run: the seed is new every run and printed at the start and in the report.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
-import { adminHeaders, startGateway, type Gateway, type SellerKeys } from '../helpers/gateway.ts';
-import { onPostgres } from '../helpers/databases.ts';
-import {
-  bpHalfEven, CASHOUT_EVENT_TABLE, DAY_MS, defaultSchedule, MoneyModel, saleBody, splitOf,
-  type CashoutEvent, type ModelCashout, type ModelSale, type SchedulePatch,
-} from '../helpers/money-model.ts';
-import { allows, EVENT_TABLE, EVENTS, METHODS, type Method, type Status, type TxEvent } from '../helpers/fixtures.ts';
 import { reserveReleaseJob } from '../../src/transactions/jobs.ts';
+import { onPostgres } from '../helpers/databases.ts';
+import { allows, EVENT_TABLE, EVENTS, METHODS, type Method, type Status, type TxEvent } from '../helpers/fixtures.ts';
+import { adminHeaders, type Gateway, type SellerKeys, startGateway } from '../helpers/gateway.ts';
+import {
+  bpHalfEven,
+  CASHOUT_EVENT_TABLE,
+  type CashoutEvent,
+  DAY_MS,
+  defaultSchedule,
+  type ModelCashout,
+  type ModelSale,
+  MoneyModel,
+  type SchedulePatch,
+  saleBody,
+  splitOf,
+} from '../helpers/money-model.ts';
 
 /** Sequences per run: PROPERTY_RUNS (CI: 1000 on both databases), else a quicker default for a developer's `npm test`. */
 const NUM_RUNS = positiveInteger('PROPERTY_RUNS', 200);
@@ -29,7 +39,9 @@ const NUM_RUNS = positiveInteger('PROPERTY_RUNS', 200);
 const SEED = process.env.PROPERTY_SEED ? Number(process.env.PROPERTY_SEED) : Math.floor(Math.random() * 0x7fffffff);
 const PATH = process.env.PROPERTY_PATH || undefined;
 if (!Number.isSafeInteger(SEED)) throw new Error(`PROPERTY_SEED must be an integer, got ${process.env.PROPERTY_SEED}`);
-console.log(`money property: ${NUM_RUNS} runs, seed ${SEED} (replay with PROPERTY_SEED=${SEED}${PATH ? ` PROPERTY_PATH=${PATH}` : ''}) on ${onPostgres ? 'PostgreSQL' : 'PGlite'}`);
+console.log(
+  `money property: ${NUM_RUNS} runs, seed ${SEED} (replay with PROPERTY_SEED=${SEED}${PATH ? ` PROPERTY_PATH=${PATH}` : ''}) on ${onPostgres ? 'PostgreSQL' : 'PGlite'}`,
+);
 
 function positiveInteger(name: string, fallback: number): number {
   const text = process.env[name];
@@ -47,7 +59,9 @@ let now = START;
  * event and cashout event that moved (by kind), and the other outcomes.
  */
 const applied = new Map<string, number>();
-const count = (key: string, n = 1) => { if (n > 0) applied.set(key, (applied.get(key) ?? 0) + n); };
+const count = (key: string, n = 1) => {
+  if (n > 0) applied.set(key, (applied.get(key) ?? 0) + n);
+};
 const stats = { negativeAvailable: 0, verifyMs: 0, steps: 0 };
 
 // ---- operations ----
@@ -81,24 +95,44 @@ type Op =
   | { kind: 'cashoutEvent'; cashout: number; mode: 'any' | 'legal'; event: CashoutEvent; pick: number; twice: boolean };
 
 const cents = fc.oneof({ arbitrary: fc.integer({ min: 0, max: 500 }), weight: 4 }, { arbitrary: fc.integer({ min: 0, max: 600_000 }), weight: 1 });
-const basisPoints = fc.oneof({ arbitrary: fc.integer({ min: 0, max: 1000 }), weight: 4 }, { arbitrary: fc.integer({ min: 0, max: 10_000 }), weight: 1 });
+const basisPoints = fc.oneof(
+  { arbitrary: fc.integer({ min: 0, max: 1000 }), weight: 4 },
+  { arbitrary: fc.integer({ min: 0, max: 10_000 }), weight: 1 },
+);
 const methodFee = fc.record({ fixedCents: cents, percentBasisPoints: basisPoints }, { requiredKeys: [] });
-const patchArb: fc.Arbitrary<SchedulePatch> = fc.record({
-  pix: methodFee, boleto: methodFee, creditCard: methodFee, debitCard: methodFee,
-  reserveBasisPoints: fc.oneof(fc.constant(1000), fc.integer({ min: 0, max: 3000 }), fc.integer({ min: 0, max: 10_000 })),
-  reserveDays: fc.integer({ min: 0, max: 60 }),
-  chargebackFineCents: fc.oneof(fc.integer({ min: 0, max: 5000 }), cents),
-  cashout: fc.record({ fixedCents: cents, variableBasisPoints: basisPoints }, { requiredKeys: [] }),
-}, { requiredKeys: [] });
+const patchArb: fc.Arbitrary<SchedulePatch> = fc.record(
+  {
+    pix: methodFee,
+    boleto: methodFee,
+    creditCard: methodFee,
+    debitCard: methodFee,
+    reserveBasisPoints: fc.oneof(fc.constant(1000), fc.integer({ min: 0, max: 3000 }), fc.integer({ min: 0, max: 10_000 })),
+    reserveDays: fc.integer({ min: 0, max: 60 }),
+    chargebackFineCents: fc.oneof(fc.integer({ min: 0, max: 5000 }), cents),
+    cashout: fc.record({ fixedCents: cents, variableBasisPoints: basisPoints }, { requiredKeys: [] }),
+  },
+  { requiredKeys: [] },
+);
 /** A patch that always holds a reserve back for a number of days a tick can pass (so reserves get released). */
-const reservePatchArb: fc.Arbitrary<SchedulePatch> = fc.tuple(patchArb, fc.record({
-  reserveBasisPoints: fc.oneof(fc.constant(1000), fc.integer({ min: 1, max: 3000 })),
-  reserveDays: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 40 })),
-})).map(([patch, reserve]) => ({ ...patch, ...reserve }));
+const reservePatchArb: fc.Arbitrary<SchedulePatch> = fc
+  .tuple(
+    patchArb,
+    fc.record({
+      reserveBasisPoints: fc.oneof(fc.constant(1000), fc.integer({ min: 1, max: 3000 })),
+      reserveDays: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 40 })),
+    }),
+  )
+  .map(([patch, reserve]) => ({ ...patch, ...reserve }));
 const sellerPatchArb: fc.Arbitrary<SchedulePatch | null> = fc.oneof(
-  { arbitrary: fc.constant(null), weight: 1 }, { arbitrary: patchArb, weight: 1 }, { arbitrary: reservePatchArb, weight: 2 });
+  { arbitrary: fc.constant(null), weight: 1 },
+  { arbitrary: patchArb, weight: 1 },
+  { arbitrary: reservePatchArb, weight: 2 },
+);
 // Multiples of 50 make half-cent ties frequent (e.g. PIX 15000 × 199 bp = 298.5).
-const amountArb = fc.oneof(fc.integer({ min: 100, max: 500_000 }), fc.integer({ min: 2, max: 10_000 }).map((k) => k * 50));
+const amountArb = fc.oneof(
+  fc.integer({ min: 100, max: 500_000 }),
+  fc.integer({ min: 2, max: 10_000 }).map((k) => k * 50),
+);
 /** Counted from the newest: mostly the newest, so one sale often gets far (e.g. PAGO → MED → ESTORNADO). */
 const saleRefArb = fc.oneof({ arbitrary: fc.constant(0), weight: 2 }, { arbitrary: fc.nat(), weight: 1 });
 /** Seller 0 most often, so one seller's balance grows enough for cashouts, refunds against released money, etc. */
@@ -106,17 +140,37 @@ const sellerArb = fc.oneof({ arbitrary: fc.constant(0), weight: 3 }, { arbitrary
 const CASHOUT_EVENTS: readonly CashoutEvent[] = ['PROCESSING', 'COMPLETED', 'REJECTED', 'CANCELLED'];
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { arbitrary: fc.record({ kind: fc.constant('sale' as const), seller: sellerArb, method: fc.constantFrom(...METHODS), amount: amountArb }), weight: 5 },
-  { arbitrary: fc.record({ kind: fc.constant('event' as const), sale: saleRefArb, mode: fc.constantFrom('any' as const, 'legal' as const, 'money' as const, 'money' as const), pick: fc.nat() }), weight: 5 },
+  {
+    arbitrary: fc.record({ kind: fc.constant('sale' as const), seller: sellerArb, method: fc.constantFrom(...METHODS), amount: amountArb }),
+    weight: 5,
+  },
   {
     arbitrary: fc.record({
-      kind: fc.constant('toward' as const), target: fc.constantFrom(...EVENTS), sale: saleRefArb,
+      kind: fc.constant('event' as const),
+      sale: saleRefArb,
+      mode: fc.constantFrom('any' as const, 'legal' as const, 'money' as const, 'money' as const),
+      pick: fc.nat(),
+    }),
+    weight: 5,
+  },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('toward' as const),
+      target: fc.constantFrom(...EVENTS),
+      sale: saleRefArb,
       steps: fc.oneof({ arbitrary: fc.constant(1), weight: 2 }, { arbitrary: fc.integer({ min: 2, max: 3 }), weight: 1 }),
       fresh: fc.record({ seller: sellerArb, amount: amountArb, pick: fc.nat() }),
     }),
     weight: 9,
   },
-  { arbitrary: fc.record({ kind: fc.constant('sellerSchedule' as const), seller: sellerArb, patch: fc.option(fc.oneof(patchArb, reservePatchArb), { freq: 6 }) }), weight: 1 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('sellerSchedule' as const),
+      seller: sellerArb,
+      patch: fc.option(fc.oneof(patchArb, reservePatchArb), { freq: 6 }),
+    }),
+    weight: 1,
+  },
   { arbitrary: fc.record({ kind: fc.constant('platformSchedule' as const), patch: patchArb }), weight: 1 },
   {
     arbitrary: fc.record({
@@ -130,13 +184,25 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   },
   {
     arbitrary: fc.record({
-      kind: fc.constant('cashoutEvent' as const), cashout: saleRefArb,
+      kind: fc.constant('cashoutEvent' as const),
+      cashout: saleRefArb,
       mode: fc.oneof({ arbitrary: fc.constant('legal' as const), weight: 3 }, { arbitrary: fc.constant('any' as const), weight: 1 }),
-      event: fc.constantFrom(...CASHOUT_EVENTS), pick: fc.nat(), twice: fc.boolean(),
+      event: fc.constantFrom(...CASHOUT_EVENTS),
+      pick: fc.nat(),
+      twice: fc.boolean(),
     }),
     weight: 8,
   },
-  { arbitrary: fc.record({ kind: fc.constant('tick' as const), ms: fc.oneof(fc.integer({ min: 0, max: 45 }).map((d) => d * DAY_MS), fc.integer({ min: 0, max: 45 * DAY_MS })) }), weight: 3 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('tick' as const),
+      ms: fc.oneof(
+        fc.integer({ min: 0, max: 45 }).map((d) => d * DAY_MS),
+        fc.integer({ min: 0, max: 45 * DAY_MS }),
+      ),
+    }),
+    weight: 3,
+  },
 );
 
 const DEAD_ENDS: readonly TxEvent[] = ['CANCELLED', 'EXPIRED', 'DECLINED', 'PROCESSING_ERROR'];
@@ -178,8 +244,12 @@ function stepToward(method: Method, status: Status, target: TxEvent): { event: T
 
 describe('money property: random sequences against the independent model', () => {
   let gw: Gateway;
-  before(async () => { gw = await startGateway({ clock: { now: () => new Date(now) } }); });
-  after(async () => { await gw.close(); });
+  before(async () => {
+    gw = await startGateway({ clock: { now: () => new Date(now) } });
+  });
+  after(async () => {
+    await gw.close();
+  });
 
   const inject = (method: 'GET' | 'POST' | 'PATCH', url: string, headers: Record<string, string>, payload?: unknown) =>
     gw.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
@@ -235,8 +305,10 @@ describe('money property: random sequences against the independent model', () =>
       const wasPaid = sale.split !== null;
       const heldBefore = sale.reserveHeld;
       const outcome = model.applyEvent(sale.id, event, now);
-      if (outcome === 'moved') count(event); else count(`transaction event ${outcome}`);
-      if (outcome === 'moved' && (event === 'MED_WON' || event === 'CHARGEBACK_REVERTED') && heldBefore > 0 && sale.reserveHeld === 0) count('reserve released on the return to PAGO');
+      if (outcome === 'moved') count(event);
+      else count(`transaction event ${outcome}`);
+      if (outcome === 'moved' && (event === 'MED_WON' || event === 'CHARGEBACK_REVERTED') && heldBefore > 0 && sale.reserveHeld === 0)
+        count('reserve released on the return to PAGO');
       const res = await inject('POST', `/admin/transactions/${sale.id}/events`, adminHeaders, { event });
       const label = `${event} on sale ${sale.id} (${sale.method})`;
       if (outcome === 'refused') {
@@ -247,15 +319,20 @@ describe('money property: random sequences against the independent model', () =>
         const body = res.json();
         assert.equal(body.status, sale.status, label);
         if (!wasPaid && sale.split) {
-          assert.deepEqual({ systemFee: body.systemFee, reserveAmount: body.reserveAmount, netAmount: body.netAmount }, sale.split, `${label}: split`);
+          assert.deepEqual(
+            { systemFee: body.systemFee, reserveAmount: body.reserveAmount, netAmount: body.netAmount },
+            sale.split,
+            `${label}: split`,
+          );
         }
       }
     }
 
     /** The cashout events the model allows; from PENDING, PROCESSING three times in four (so cashouts get as far as COMPLETED or REJECTED). */
-    const legalCashoutEvents = (c: ModelCashout): readonly CashoutEvent[] => (c.status === 'PENDING'
-      ? ['PROCESSING', 'PROCESSING', 'PROCESSING', 'CANCELLED']
-      : CASHOUT_EVENTS.filter((e) => CASHOUT_EVENT_TABLE[e].from.includes(c.status)));
+    const legalCashoutEvents = (c: ModelCashout): readonly CashoutEvent[] =>
+      c.status === 'PENDING'
+        ? ['PROCESSING', 'PROCESSING', 'PROCESSING', 'CANCELLED']
+        : CASHOUT_EVENTS.filter((e) => CASHOUT_EVENT_TABLE[e].from.includes(c.status));
 
     /** Sends `event` for cashout `c` to the gateway and the model; the gateway must answer as the model says. */
     async function sendCashoutEvent(c: ModelCashout, event: CashoutEvent): Promise<void> {
@@ -293,8 +370,11 @@ describe('money property: random sequences against the independent model', () =>
           } else {
             assert.equal(res.statusCode, 201, `${label}: ${res.body}`);
             const reais = (c: number) => `${Math.trunc(c / 100)}.${String(c % 100).padStart(2, '0')}`;
-            assert.deepEqual({ fees: res.json().fees, netAmount: res.json().netAmount },
-              { fees: { fixed: reais(fees.fixed), variable: reais(fees.variable), total: reais(fees.total) }, netAmount: reais(fees.net) }, `${label}: fees`);
+            assert.deepEqual(
+              { fees: res.json().fees, netAmount: res.json().netAmount },
+              { fees: { fixed: reais(fees.fixed), variable: reais(fees.variable), total: reais(fees.total) }, netAmount: reais(fees.net) },
+              `${label}: fees`,
+            );
             const id = res.json().id as number;
             assert.ok(model.createCashout(id, seller.id, amount), `the model takes ${label}`);
             cashoutIds.push(id);
@@ -400,26 +480,47 @@ describe('money property: random sequences against the independent model', () =>
     }
 
     const ids = sellers.map((s) => s.id);
-    const accounts = await gw.ctx.db.query<{ seller_id: unknown; account: string; total: unknown }>(`
+    const accounts = await gw.ctx.db.query<{ seller_id: unknown; account: string; total: unknown }>(
+      `
       SELECT p.seller_id, l.account, sum(l.amount)::bigint AS total
       FROM journal_lines l JOIN postings p ON p.id = l.posting_id
-      WHERE p.seller_id = ANY($1::bigint[]) GROUP BY p.seller_id, l.account`, [ids]);
+      WHERE p.seller_id = ANY($1::bigint[]) GROUP BY p.seller_id, l.account`,
+      [ids],
+    );
     const actual = new Map<string, number>();
     for (const r of accounts.rows) actual.set(`${Number(r.seller_id)}:${r.account}`, Number(r.total));
     for (const id of ids) {
       const t = model.tally(id);
       const got = (account: string) => actual.get(`${id}:${account}`) ?? 0;
       assert.deepEqual(
-        { available: got('available'), blocked: got('blocked'), fee_revenue: got('fee_revenue'), dispute_losses: got('dispute_losses'), customer_funds: got('customer_funds'), payouts: got('payouts') },
-        { available: t.available, blocked: t.blocked, fee_revenue: t.feeRevenue, dispute_losses: t.disputeLosses, customer_funds: t.customerFunds, payouts: t.payouts },
-        `platform accounts of seller ${id}`);
+        {
+          available: got('available'),
+          blocked: got('blocked'),
+          fee_revenue: got('fee_revenue'),
+          dispute_losses: got('dispute_losses'),
+          customer_funds: got('customer_funds'),
+          payouts: got('payouts'),
+        },
+        {
+          available: t.available,
+          blocked: t.blocked,
+          fee_revenue: t.feeRevenue,
+          dispute_losses: t.disputeLosses,
+          customer_funds: t.customerFunds,
+          payouts: t.payouts,
+        },
+        `platform accounts of seller ${id}`,
+      );
     }
 
     if (saleIds.length > 0) {
-      const funds = await gw.ctx.db.query<{ transaction_id: unknown; total: unknown }>(`
+      const funds = await gw.ctx.db.query<{ transaction_id: unknown; total: unknown }>(
+        `
         SELECT p.transaction_id, sum(l.amount)::bigint AS total
         FROM journal_lines l JOIN postings p ON p.id = l.posting_id
-        WHERE l.account = 'customer_funds' AND p.transaction_id = ANY($1::bigint[]) GROUP BY p.transaction_id`, [saleIds]);
+        WHERE l.account = 'customer_funds' AND p.transaction_id = ANY($1::bigint[]) GROUP BY p.transaction_id`,
+        [saleIds],
+      );
       const byId = new Map(funds.rows.map((r) => [Number(r.transaction_id), Number(r.total)]));
       for (const id of saleIds) {
         const sale = model.sale(id);
@@ -427,18 +528,23 @@ describe('money property: random sequences against the independent model', () =>
         assert.equal(byId.get(id) ?? 0, model.expectedCustomerFunds(id), `customer_funds of sale ${id} (${sale.status})`);
       }
       const rows = await gw.ctx.db.query<{ id: unknown; status: string; system_fee: unknown; reserve_amount: unknown; net_amount: unknown }>(
-        'SELECT id, status, system_fee, reserve_amount, net_amount FROM transactions WHERE id = ANY($1::bigint[])', [saleIds]);
+        'SELECT id, status, system_fee, reserve_amount, net_amount FROM transactions WHERE id = ANY($1::bigint[])',
+        [saleIds],
+      );
       assert.equal(rows.rows.length, saleIds.length);
       for (const r of rows.rows) {
         const sale = model.sale(Number(r.id));
         assert.equal(r.status, sale.status, `status of sale ${sale.id}`);
-        const split = r.system_fee === null ? null : { systemFee: Number(r.system_fee), reserveAmount: Number(r.reserve_amount), netAmount: Number(r.net_amount) };
+        const split =
+          r.system_fee === null
+            ? null
+            : { systemFee: Number(r.system_fee), reserveAmount: Number(r.reserve_amount), netAmount: Number(r.net_amount) };
         assert.deepEqual(split, sale.split, `split of sale ${sale.id}`);
       }
     }
   }
 
-  test('the model\'s own arithmetic matches the contract\'s worked examples', () => {
+  test("the model's own arithmetic matches the contract's worked examples", () => {
     assert.equal(bpHalfEven(15000, 199), 298); // 298.5 → even
     assert.equal(bpHalfEven(15000, 499), 748); // 748.5 → even
     assert.equal(bpHalfEven(14215, 1000), 1422); // 1421.5 → even
@@ -448,7 +554,11 @@ describe('money property: random sequences against the independent model', () =>
     assert.equal(bpHalfEven(10001, 299), 299); // 299.0299
     assert.deepEqual(splitOf(15000, { fixedCents: 0, percentBasisPoints: 199 }, 0), { systemFee: 298, reserveAmount: 0, netAmount: 14702 });
     assert.deepEqual(splitOf(15000, { fixedCents: 49, percentBasisPoints: 499 }, 1000), { systemFee: 797, reserveAmount: 1420, netAmount: 12783 });
-    assert.deepEqual(splitOf(100, { fixedCents: 349, percentBasisPoints: 0 }, 1000), { systemFee: 100, reserveAmount: 0, netAmount: 0 }, 'the fee is capped at the amount');
+    assert.deepEqual(
+      splitOf(100, { fixedCents: 349, percentBasisPoints: 0 }, 1000),
+      { systemFee: 100, reserveAmount: 0, netAmount: 0 },
+      'the fee is capped at the amount',
+    );
   });
 
   test(`random sequences (${NUM_RUNS} runs, seed ${SEED}): balances, platform accounts and statuses equal the model`, async (t) => {
@@ -456,7 +566,10 @@ describe('money property: random sequences against the independent model', () =>
     let runs = 0;
     try {
       await fc.assert(
-        fc.asyncProperty(scenarioArb, async (scenario) => { runs++; await runScenario(scenario); }),
+        fc.asyncProperty(scenarioArb, async (scenario) => {
+          runs++;
+          await runScenario(scenario);
+        }),
         { numRuns: NUM_RUNS, seed: SEED, ...(PATH ? { path: PATH } : {}), includeErrorInReport: true },
       );
     } finally {
@@ -464,17 +577,26 @@ describe('money property: random sequences against the independent model', () =>
       const kinds = [...EVENTS, ...CASHOUT_EVENTS.map((e) => `cashout ${e}`)];
       const others = [...applied.keys()].filter((k) => !kinds.includes(k)).sort();
       const line = (keys: string[]) => keys.map((k) => `${k} ${applied.get(k) ?? 0}`).join(', ');
-      t.diagnostic(`seed ${SEED} (PROPERTY_SEED=${SEED} replays it), ${runs} sequences of ${stats.steps} operations in ${(ms / 1000).toFixed(1)} s (${(ms / Math.max(runs, 1)).toFixed(1)} ms per sequence) on ${onPostgres ? 'PostgreSQL' : 'PGlite'}`);
+      t.diagnostic(
+        `seed ${SEED} (PROPERTY_SEED=${SEED} replays it), ${runs} sequences of ${stats.steps} operations in ${(ms / 1000).toFixed(1)} s (${(ms / Math.max(runs, 1)).toFixed(1)} ms per sequence) on ${onPostgres ? 'PostgreSQL' : 'PGlite'}`,
+      );
       t.diagnostic(`transaction events applied: ${line(EVENTS)}`);
       t.diagnostic(`cashout events applied: ${line(CASHOUT_EVENTS.map((e) => `cashout ${e}`))}`);
-      t.diagnostic(`other operations: ${line(others)}; sellers ending with negative available ${stats.negativeAvailable}; verify ${(stats.verifyMs / 1000).toFixed(1)} s`);
+      t.diagnostic(
+        `other operations: ${line(others)}; sellers ending with negative available ${stats.negativeAvailable}; verify ${(stats.verifyMs / 1000).toFixed(1)} s`,
+      );
     }
     // The generator must keep reaching every event kind: in 500 sequences or more each occurs dozens
     // of times, so a kind that never moved means the generator (or the model) lost it. (Fewer
     // sequences, as in a developer's default run, could miss a rare kind by chance: printed only.)
     if (NUM_RUNS >= 500 && !PATH) {
-      const never = [...EVENTS, ...CASHOUT_EVENTS.map((e) => `cashout ${e}`), 'reserve released by the job', 'reserve released on the return to PAGO', 'cashout created']
-        .filter((k) => !applied.get(k));
+      const never = [
+        ...EVENTS,
+        ...CASHOUT_EVENTS.map((e) => `cashout ${e}`),
+        'reserve released by the job',
+        'reserve released on the return to PAGO',
+        'cashout created',
+      ].filter((k) => !applied.get(k));
       assert.deepEqual(never, [], `event kinds never applied in ${runs} sequences (seed ${SEED})`);
     }
   });

@@ -1,13 +1,13 @@
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { adminHeaders, startGateway, type Gateway, type SellerKeys } from '../helpers/gateway.ts';
+import { after, before, describe, test } from 'node:test';
+import type { App } from '../../src/app.ts';
+import { createDeliveryJob } from '../../src/notifications/delivery.ts';
+import type { Job } from '../../src/workers/job.ts';
+import { WorkerRunner } from '../../src/workers/runner.ts';
 import { onPostgres } from '../helpers/databases.ts';
 import { pixExample } from '../helpers/fixtures.ts';
-import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/receiver.ts';
-import { createDeliveryJob } from '../../src/notifications/delivery.ts';
-import { WorkerRunner } from '../../src/workers/runner.ts';
-import type { Job } from '../../src/workers/job.ts';
-import type { App } from '../../src/app.ts';
+import { adminHeaders, type Gateway, type SellerKeys, startGateway } from '../helpers/gateway.ts';
+import { type ReceivedRequest, type Receiver, startReceiver } from '../helpers/receiver.ts';
 
 type Json = Record<string, unknown>;
 
@@ -43,12 +43,21 @@ describe('notification delivery workers', () => {
     assert.equal(res.statusCode, 200, `${event}: ${res.body}`);
   }
   async function webhook(seller: SellerKeys, path: string) {
-    const res = await gw.app.inject({ method: 'POST', url: '/api/webhooks', headers: seller.headers, payload: { url: rx.url(path), types: ['TRANSACTION'] } });
+    const res = await gw.app.inject({
+      method: 'POST',
+      url: '/api/webhooks',
+      headers: seller.headers,
+      payload: { url: rx.url(path), types: ['TRANSACTION'] },
+    });
     assert.equal(res.statusCode, 201, res.body);
   }
   async function rowsOf(sellerId: number) {
-    return (await gw.ctx.db.query<{ id: number; event_id: string; status: string; attempts: number; last_response_status: number | null }>(
-      'SELECT id, event_id::text AS event_id, status, attempts, last_response_status FROM notifications WHERE seller_id = $1 ORDER BY id', [sellerId])).rows;
+    return (
+      await gw.ctx.db.query<{ id: number; event_id: string; status: string; attempts: number; last_response_status: number | null }>(
+        'SELECT id, event_id::text AS event_id, status, attempts, last_response_status FROM notifications WHERE seller_id = $1 ORDER BY id',
+        [sellerId],
+      )
+    ).rows;
   }
 
   /** The outcome is recorded just after the receiver answers: poll the rows (bounded). */
@@ -68,7 +77,11 @@ describe('notification delivery workers', () => {
     const job: Job = {
       ...inner,
       idle_interval_ms: 60_000,
-      async run(ctx) { const n = await inner.run(ctx); runs++; return n; },
+      async run(ctx) {
+        const n = await inner.run(ctx);
+        runs++;
+        return n;
+      },
     };
     const runner = new WorkerRunner(gw.ctx, [job], gw.app.log);
     await runner.start();
@@ -91,7 +104,9 @@ describe('notification delivery workers', () => {
       assert.equal(bodyOf(rx.requestsTo('/wake')[1]!).status, 'ESTORNADO');
 
       // A resend commits and wakes it too.
-      const [latest] = (await gw.ctx.db.query<{ id: number }>('SELECT id FROM notifications WHERE transaction_id = $1 ORDER BY id DESC LIMIT 1', [id])).rows;
+      const [latest] = (
+        await gw.ctx.db.query<{ id: number }>('SELECT id FROM notifications WHERE transaction_id = $1 ORDER BY id DESC LIMIT 1', [id])
+      ).rows;
       await waitForRows(seller.id, (rows) => rows.every((r) => r.status === 'DELIVERED'));
       const resend = await gw.app.inject({ method: 'POST', url: `/api/notifications/${latest!.id}/resend`, headers: seller.headers });
       assert.equal(resend.statusCode, 202, resend.body);
@@ -102,15 +117,35 @@ describe('notification delivery workers', () => {
       await runner.stop();
     }
     const rows = await rowsOf(seller.id);
-    assert.deepEqual(rows.map((r) => [r.status, r.attempts]), [['DELIVERED', 1], ['DELIVERED', 2]]);
+    assert.deepEqual(
+      rows.map((r) => [r.status, r.attempts]),
+      [
+        ['DELIVERED', 1],
+        ['DELIVERED', 2],
+      ],
+    );
   });
 
-  test('a commit in another process wakes this process\'s runner (PostgreSQL)', { skip: !onPostgres && 'PGlite has no second process' }, async () => {
+  test("a commit in another process wakes this process's runner (PostgreSQL)", { skip: !onPostgres && 'PGlite has no second process' }, async () => {
     const seller = await gw.createSeller();
     const other = await gw.peer();
     const inner = createDeliveryJob();
     let runs = 0;
-    const runner = new WorkerRunner(gw.ctx, [{ ...inner, idle_interval_ms: 60_000, async run(ctx) { const n = await inner.run(ctx); runs++; return n; } }], gw.app.log);
+    const runner = new WorkerRunner(
+      gw.ctx,
+      [
+        {
+          ...inner,
+          idle_interval_ms: 60_000,
+          async run(ctx) {
+            const n = await inner.run(ctx);
+            runs++;
+            return n;
+          },
+        },
+      ],
+      gw.app.log,
+    );
     await runner.start();
     try {
       await rx.waitFor(() => runs >= 1, 5_000, 'the first (empty) run');
@@ -124,7 +159,9 @@ describe('notification delivery workers', () => {
     }
   });
 
-  test('two worker processes: every notification delivered exactly once, per-target order kept', { skip: !onPostgres && 'needs PostgreSQL (two connections)' }, async () => {
+  test('two worker processes: every notification delivered exactly once, per-target order kept', {
+    skip: !onPostgres && 'needs PostgreSQL (two connections)',
+  }, async () => {
     const seller = await gw.createSeller();
     await webhook(seller, '/multi-a');
     await webhook(seller, '/multi-b');
@@ -137,13 +174,15 @@ describe('notification delivery workers', () => {
       // 100 sales paid (2 webhooks each = 200), every fourth also refunded (+50): commits spread over both processes.
       const work = Array.from({ length: 100 }, (_, i) => i);
       for (let from = 0; from < work.length; from += 10) {
-        await Promise.all(work.slice(from, from + 10).map(async (i) => {
-          const app = peers[i % 2]!.app;
-          const id = await sale(app, seller, pixBody());
-          ids.push(id);
-          await move(app, id, 'PAYMENT_CONFIRMED');
-          if (i % 4 === 0) await move(peers[(i + 1) % 2]!.app, id, 'REFUNDED');
-        }));
+        await Promise.all(
+          work.slice(from, from + 10).map(async (i) => {
+            const app = peers[i % 2]!.app;
+            const id = await sale(app, seller, pixBody());
+            ids.push(id);
+            await move(app, id, 'PAYMENT_CONFIRMED');
+            if (i % 4 === 0) await move(peers[(i + 1) % 2]!.app, id, 'REFUNDED');
+          }),
+        );
       }
       const delivered = () => rx.requestsTo('/multi-a').length + rx.requestsTo('/multi-b').length;
       await rx.waitFor(() => delivered() >= expected, 20_000, `${expected} deliveries`);
@@ -161,12 +200,20 @@ describe('notification delivery workers', () => {
     const twice = [...perEvent].filter(([, n]) => n > 1);
     assert.deepEqual(twice, [], 'no event delivered twice');
     assert.equal(got.length, expected);
-    assert.deepEqual(got.filter((r) => r.headers['x-delivery-attempt'] !== '1').map((r) => [eventIdOf(r), r.headers['x-delivery-attempt']]), [], 'every delivery is a first attempt');
+    assert.deepEqual(
+      got.filter((r) => r.headers['x-delivery-attempt'] !== '1').map((r) => [eventIdOf(r), r.headers['x-delivery-attempt']]),
+      [],
+      'every delivery is a first attempt',
+    );
 
     const rows = await rowsOf(seller.id);
     assert.equal(rows.length, expected);
     assert.deepEqual(new Set(rows.map((r) => r.event_id)), new Set(perEvent.keys()), 'every event id delivered');
-    assert.deepEqual(rows.filter((r) => !(r.status === 'DELIVERED' && r.attempts === 1 && r.last_response_status === 200)), [], 'every row DELIVERED at the first attempt with 200');
+    assert.deepEqual(
+      rows.filter((r) => !(r.status === 'DELIVERED' && r.attempts === 1 && r.last_response_status === 200)),
+      [],
+      'every row DELIVERED at the first attempt with 200',
+    );
 
     // Per sale and per webhook: PAGO arrived before ESTORNADO.
     for (const path of ['/multi-a', '/multi-b']) {
@@ -190,7 +237,10 @@ describe('notification delivery workers', () => {
     assert.ok(row, 'the payment queued a notification');
     const claimedAt = current.getTime();
     // What a worker killed mid-delivery leaves behind: the attempt counted and a 30 s lease.
-    await gw.ctx.db.query('UPDATE notifications SET attempts = attempts + 1, locked_until = $2 WHERE id = $1', [row.id, new Date(claimedAt + 30_000)]);
+    await gw.ctx.db.query('UPDATE notifications SET attempts = attempts + 1, locked_until = $2 WHERE id = $1', [
+      row.id,
+      new Date(claimedAt + 30_000),
+    ]);
 
     const job = createDeliveryJob({ retryDelaysMs: [1000], random: () => 0.5 });
     closers.push(() => job.close());
@@ -198,7 +248,10 @@ describe('notification delivery workers', () => {
     await job.run(gw.ctx);
     await job.settled();
     assert.equal(rx.requestsTo('/crash').length, 0, 'still leased: not claimed');
-    assert.deepEqual((await rowsOf(seller.id)).map((r) => [r.status, r.attempts]), [['PENDING', 1]]);
+    assert.deepEqual(
+      (await rowsOf(seller.id)).map((r) => [r.status, r.attempts]),
+      [['PENDING', 1]],
+    );
 
     current = new Date(claimedAt + 31_000);
     const fresh = createDeliveryJob({ retryDelaysMs: [1000], random: () => 0.5 });
@@ -220,9 +273,12 @@ describe('notification delivery workers', () => {
     await move(gw.app, id, 'PAYMENT_CONFIRMED');
     const first = createDeliveryJob({ retryDelaysMs: [1000], timeoutMs: 5_000 });
     const second = createDeliveryJob({ retryDelaysMs: [1000] });
-    closers.push(() => first.close(), () => second.close());
+    closers.push(
+      () => first.close(),
+      () => second.close(),
+    );
     const running = first.run(gw.ctx);
-    await rx.waitFor(() => rx.requestsTo('/in-flight').length === 1, 5_000, 'the first worker\'s request');
+    await rx.waitFor(() => rx.requestsTo('/in-flight').length === 1, 5_000, "the first worker's request");
     await second.run(gw.ctx);
     assert.equal(rx.requestsTo('/in-flight').length, 1, 'leased by the first worker: not claimed again');
     await running;

@@ -1,15 +1,15 @@
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hostname } from 'node:os';
-import { adminHeaders, POSTBACK_SECRET, startGateway, type Gateway, type SellerKeys } from '../helpers/gateway.ts';
-import { fund } from '../helpers/funding.ts';
-import { cardExample, pixExample, shippingExample } from '../helpers/fixtures.ts';
-import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/receiver.ts';
+import { after, before, describe, test } from 'node:test';
 import { createDeliveryJob, type DeliveryOptions } from '../../src/notifications/delivery.ts';
 import { moveTransaction } from '../../src/transactions/transitions.ts';
+import { cardExample, pixExample, shippingExample } from '../helpers/fixtures.ts';
+import { fund } from '../helpers/funding.ts';
+import { adminHeaders, type Gateway, POSTBACK_SECRET, type SellerKeys, startGateway } from '../helpers/gateway.ts';
+import { type ReceivedRequest, type Receiver, startReceiver } from '../helpers/receiver.ts';
 
 type Json = Record<string, unknown>;
 type DeliveryJob = ReturnType<typeof createDeliveryJob>;
@@ -18,14 +18,51 @@ const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 // The spec's field order (Events), compared as arrays: order matters for the signed bytes.
-const TX_COMMON_KEYS = ['id', 'userId', 'amount', 'date', 'status', 'paymentMethod', 'customerDocument', 'customerEmail',
-  'customerName', 'customerPhone', 'pixKey', 'boletoCode', 'shipping', 'saleItems'];
+const TX_COMMON_KEYS = [
+  'id',
+  'userId',
+  'amount',
+  'date',
+  'status',
+  'paymentMethod',
+  'customerDocument',
+  'customerEmail',
+  'customerName',
+  'customerPhone',
+  'pixKey',
+  'boletoCode',
+  'shipping',
+  'saleItems',
+];
 const TX_WEBHOOK_KEYS = [...TX_COMMON_KEYS, 'fee', 'transactionId', 'type'];
 const TX_POSTBACK_KEYS = [...TX_COMMON_KEYS, 'externalTransactionId'];
 const SALE_ITEM_KEYS = ['id', 'saleId', 'title', 'unitPrice', 'quantity', 'tangible'];
-const CASHOUT_WEBHOOK_KEYS = ['id', 'userId', 'amount', 'pixKey', 'pixKeyType', 'status', 'externalId', 'createdAt', 'updatedAt',
-  'processedAt', 'user', 'type'];
-const NOTIFICATION_KEYS = ['id', 'kind', 'url', 'resourceId', 'eventStatus', 'status', 'attempts', 'lastResponseStatus', 'nextAttemptAt', 'createdAt'];
+const CASHOUT_WEBHOOK_KEYS = [
+  'id',
+  'userId',
+  'amount',
+  'pixKey',
+  'pixKeyType',
+  'status',
+  'externalId',
+  'createdAt',
+  'updatedAt',
+  'processedAt',
+  'user',
+  'type',
+];
+const NOTIFICATION_KEYS = [
+  'id',
+  'kind',
+  'url',
+  'resourceId',
+  'eventStatus',
+  'status',
+  'attempts',
+  'lastResponseStatus',
+  'nextAttemptAt',
+  'createdAt',
+];
 
 // CONTRACT §4's examples (test/helpers/fixtures.ts): the PIX one without its postbackUrl, plus `extra`.
 const pixBody = (extra: Json = {}): Json => pixExample({ postbackUrl: null }, extra);
@@ -45,7 +82,9 @@ function harness(env?: Record<string, string>) {
     rx: undefined as unknown as Receiver,
     current: new Date('2026-11-21T12:00:00.000Z'),
     jobs: [] as DeliveryJob[],
-    tick(ms: number) { h.current = new Date(h.current.getTime() + ms); },
+    tick(ms: number) {
+      h.current = new Date(h.current.getTime() + ms);
+    },
     job(options: DeliveryOptions = {}) {
       const j = createDeliveryJob({ retryDelaysMs: [60_000], random: () => 0.5, ...options });
       h.jobs.push(j);
@@ -113,7 +152,12 @@ describe('notifications', () => {
   describe('webhooks API', () => {
     test('create 201, list, delete 204 then gone; exact shapes', async () => {
       const seller = await h.gw.createSeller();
-      const res = await h.gw.app.inject({ method: 'POST', url: '/api/webhooks', headers: seller.headers, payload: { url: 'https://seller.example/hooks', types: ['TRANSACTION', 'WITHDRAWAL'] } });
+      const res = await h.gw.app.inject({
+        method: 'POST',
+        url: '/api/webhooks',
+        headers: seller.headers,
+        payload: { url: 'https://seller.example/hooks', types: ['TRANSACTION', 'WITHDRAWAL'] },
+      });
       assert.equal(res.statusCode, 201, res.body);
       const w = res.json() as Json;
       assert.deepEqual(Object.keys(w), ['id', 'url', 'types', 'createdAt']);
@@ -122,7 +166,12 @@ describe('notifications', () => {
       assert.deepEqual(w.types, ['TRANSACTION', 'WITHDRAWAL']);
       assert.match(w.createdAt as string, ISO_MS);
 
-      const second = await h.gw.app.inject({ method: 'POST', url: '/api/webhooks', headers: seller.headers, payload: { url: 'http://seller.example/w', types: ['WITHDRAWAL'] } });
+      const second = await h.gw.app.inject({
+        method: 'POST',
+        url: '/api/webhooks',
+        headers: seller.headers,
+        payload: { url: 'http://seller.example/w', types: ['WITHDRAWAL'] },
+      });
       assert.equal(second.statusCode, 201, second.body);
 
       const list = await h.gw.app.inject({ method: 'GET', url: '/api/webhooks', headers: seller.headers });
@@ -138,10 +187,15 @@ describe('notifications', () => {
       assert.equal(again.statusCode, 404, again.body);
     });
 
-    test('another seller\'s webhook: 403 on delete, not listed; unknown id 404; bad id 400; no keys 401', async () => {
+    test("another seller's webhook: 403 on delete, not listed; unknown id 404; bad id 400; no keys 401", async () => {
       const owner = await h.gw.createSeller();
       const other = await h.gw.createSeller();
-      const res = await h.gw.app.inject({ method: 'POST', url: '/api/webhooks', headers: owner.headers, payload: { url: 'https://seller.example/a', types: ['TRANSACTION'] } });
+      const res = await h.gw.app.inject({
+        method: 'POST',
+        url: '/api/webhooks',
+        headers: owner.headers,
+        payload: { url: 'https://seller.example/a', types: ['TRANSACTION'] },
+      });
       const id = (res.json() as { id: number }).id;
       const del = await h.gw.app.inject({ method: 'DELETE', url: `/api/webhooks/${id}`, headers: other.headers });
       assert.equal(del.statusCode, 403, del.body);
@@ -156,11 +210,19 @@ describe('notifications', () => {
     test('bad url → 400 VALIDATION_ERROR on field url', async () => {
       const seller = await h.gw.createSeller();
       for (const url of ['ftp://x', 'not a url', 'http://user:pw@host', 'http://user@host/x', '/relative/path', 'javascript:alert(1)', '']) {
-        const res = await h.gw.app.inject({ method: 'POST', url: '/api/webhooks', headers: seller.headers, payload: { url, types: ['TRANSACTION'] } });
+        const res = await h.gw.app.inject({
+          method: 'POST',
+          url: '/api/webhooks',
+          headers: seller.headers,
+          payload: { url, types: ['TRANSACTION'] },
+        });
         assert.equal(res.statusCode, 400, `${url} → ${res.body}`);
         const body = res.json() as { errorType: string; details: { field: string }[] };
         assert.equal(body.errorType, 'VALIDATION_ERROR');
-        assert.ok(body.details.some((d) => d.field === 'url'), `${url}: ${res.body}`);
+        assert.ok(
+          body.details.some((d) => d.field === 'url'),
+          `${url}: ${res.body}`,
+        );
       }
       assert.deepEqual((await h.gw.app.inject({ method: 'GET', url: '/api/webhooks', headers: seller.headers })).json(), { data: [] });
     });
@@ -168,11 +230,19 @@ describe('notifications', () => {
     test('bad types → 400 VALIDATION_ERROR', async () => {
       const seller = await h.gw.createSeller();
       for (const types of [[], ['FOO'], 'TRANSACTION', ['TRANSACTION', 'TRANSACTION'], undefined]) {
-        const res = await h.gw.app.inject({ method: 'POST', url: '/api/webhooks', headers: seller.headers, payload: { url: 'https://seller.example/x', types } });
+        const res = await h.gw.app.inject({
+          method: 'POST',
+          url: '/api/webhooks',
+          headers: seller.headers,
+          payload: { url: 'https://seller.example/x', types },
+        });
         assert.equal(res.statusCode, 400, `${JSON.stringify(types)} → ${res.body}`);
         const body = res.json() as { errorType: string; details: { field: string }[] };
         assert.equal(body.errorType, 'VALIDATION_ERROR');
-        assert.ok(body.details.some((d) => d.field.startsWith('types')), res.body);
+        assert.ok(
+          body.details.some((d) => d.field.startsWith('types')),
+          res.body,
+        );
       }
     });
 
@@ -190,7 +260,7 @@ describe('notifications', () => {
   });
 
   describe('bodies, headers and signature', () => {
-    test('PIX sale paid: transaction webhook and postback with the spec\'s exact fields, order and types', async () => {
+    test("PIX sale paid: transaction webhook and postback with the spec's exact fields, order and types", async () => {
       const seller = await h.gw.createSeller({ name: 'Loja Corpo', email: 'corpo@example.com' });
       await h.webhook(seller, '/shape-hook');
       h.tick(1000);
@@ -211,11 +281,23 @@ describe('notifications', () => {
       const w = bodyOf(hook);
       assert.deepEqual(Object.keys(w), TX_WEBHOOK_KEYS);
       assert.deepEqual(w, {
-        id, userId: seller.id, amount: '15000', date: createdAt, status: 'PAGO', paymentMethod: 'PIX',
-        customerDocument: '52998224725', customerEmail: 'maria@example.com', customerName: 'Maria Silva', customerPhone: '11987654321',
-        pixKey: read.pixKey, boletoCode: null, shipping: null,
+        id,
+        userId: seller.id,
+        amount: '15000',
+        date: createdAt,
+        status: 'PAGO',
+        paymentMethod: 'PIX',
+        customerDocument: '52998224725',
+        customerEmail: 'maria@example.com',
+        customerName: 'Maria Silva',
+        customerPhone: '11987654321',
+        pixKey: read.pixKey,
+        boletoCode: null,
+        shipping: null,
         saleItems: [{ id: items[0]!.id, saleId: id, title: 'Curso', unitPrice: '15000', quantity: 1, tangible: false }],
-        fee: 298, transactionId: id, type: 'TRANSACTION',
+        fee: 298,
+        transactionId: id,
+        type: 'TRANSACTION',
       });
       assert.equal(typeof w.pixKey, 'string');
       assert.ok((w.pixKey as string).startsWith('000201'), 'the BR Code text');
@@ -248,7 +330,10 @@ describe('notifications', () => {
       assert.equal(hook.headers['x-signature'], undefined, 'webhooks are not signed');
       const sig = header(pb, 'x-signature')!;
       assert.match(sig, /^[0-9a-f]{64}$/);
-      assert.ok(timingSafeEqual(Buffer.from(sig, 'hex'), Buffer.from(hmacHex(pb.body), 'hex')), `X-Signature the HMAC of the bytes received (${hmacHex(pb.body)}), got ${sig}`);
+      assert.ok(
+        timingSafeEqual(Buffer.from(sig, 'hex'), Buffer.from(hmacHex(pb.body), 'hex')),
+        `X-Signature the HMAC of the bytes received (${hmacHex(pb.body)}), got ${sig}`,
+      );
       assert.equal(sig, hmacHex(pb.body));
       // Not over a re-serialisation with sorted keys.
       const sorted = Buffer.from(JSON.stringify(Object.fromEntries(Object.entries(p).sort(([a], [b]) => a.localeCompare(b)))));
@@ -264,7 +349,10 @@ describe('notifications', () => {
       const read = (await h.gw.app.inject({ method: 'GET', url: `/api/transactions/${id}`, headers: seller.headers })).json() as Json;
       const [hook] = h.rx.requestsTo('/card-hook');
       const [pb] = h.rx.requestsTo('/card-postback');
-      assert.ok(hook && pb, `one webhook and one postback received: ${h.rx.requestsTo('/card-hook').length} and ${h.rx.requestsTo('/card-postback').length}`);
+      assert.ok(
+        hook && pb,
+        `one webhook and one postback received: ${h.rx.requestsTo('/card-hook').length} and ${h.rx.requestsTo('/card-postback').length}`,
+      );
       for (const r of [hook, pb]) {
         const b = bodyOf(r);
         assert.equal(b.paymentMethod, 'CREDIT_CARD');
@@ -275,7 +363,14 @@ describe('notifications', () => {
         assert.equal(b.customerPhone, null);
         assert.equal(typeof b.shipping, 'string');
         assert.equal(b.shipping, JSON.stringify(shippingExample()));
-        assert.deepEqual((b.saleItems as Json[])[0], { id: (read.items as { id: number }[])[0]!.id, saleId: id, title: 'Camiseta', unitPrice: '15000', quantity: 1, tangible: true });
+        assert.deepEqual((b.saleItems as Json[])[0], {
+          id: (read.items as { id: number }[])[0]!.id,
+          saleId: id,
+          title: 'Camiseta',
+          unitPrice: '15000',
+          quantity: 1,
+          tangible: true,
+        });
         assert.equal(header(r, 'x-previous-status'), 'EM_PROCESSAMENTO');
         assert.ok(r.body.includes(Buffer.from('São Paulo', 'utf8')), 'UTF-8 on the wire');
       }
@@ -289,7 +384,12 @@ describe('notifications', () => {
       const seller = await h.gw.createSeller({ name: 'Loja Saque', email: 'saque@example.com' });
       await fund(h.gw, seller.id, 50_000);
       await h.webhook(seller, '/cashout-hook', ['WITHDRAWAL']);
-      const created = await h.gw.app.inject({ method: 'POST', url: '/api/public/cashout', headers: seller.headers, payload: { amount: 100, pixKey: '529.982.247-25', pixKeyType: 'CPF' } });
+      const created = await h.gw.app.inject({
+        method: 'POST',
+        url: '/api/public/cashout',
+        headers: seller.headers,
+        payload: { amount: 100, pixKey: '529.982.247-25', pixKeyType: 'CPF' },
+      });
       assert.equal(created.statusCode, 201, created.body);
       const c = created.json() as { id: number; createdAt: string };
       h.tick(2000);
@@ -301,20 +401,41 @@ describe('notifications', () => {
       await h.drain(h.job());
 
       const got = h.rx.requestsTo('/cashout-hook');
-      assert.deepEqual(got.map((r) => bodyOf(r).status), ['PROCESSING', 'COMPLETED']);
+      assert.deepEqual(
+        got.map((r) => bodyOf(r).status),
+        ['PROCESSING', 'COMPLETED'],
+      );
       const [processing, completed] = got.map(bodyOf) as [Json, Json];
       for (const b of [processing, completed]) assert.deepEqual(Object.keys(b), CASHOUT_WEBHOOK_KEYS);
       assert.deepEqual(Object.keys(processing.user as Json), ['id', 'name', 'email']);
       assert.deepEqual(processing, {
-        id: c.id, userId: seller.id, amount: '100.00', pixKey: '52998224725', pixKeyType: 'CPF', status: 'PROCESSING',
-        externalId: processing.externalId, createdAt: c.createdAt, updatedAt: processingAt, processedAt: null,
-        user: { id: seller.id, name: 'Loja Saque', email: 'saque@example.com' }, type: 'WITHDRAWAL',
+        id: c.id,
+        userId: seller.id,
+        amount: '100.00',
+        pixKey: '52998224725',
+        pixKeyType: 'CPF',
+        status: 'PROCESSING',
+        externalId: processing.externalId,
+        createdAt: c.createdAt,
+        updatedAt: processingAt,
+        processedAt: null,
+        user: { id: seller.id, name: 'Loja Saque', email: 'saque@example.com' },
+        type: 'WITHDRAWAL',
       });
-      assert.ok(processing.externalId === null || typeof processing.externalId === 'string', `externalId null or a string, got ${JSON.stringify(processing.externalId)}`);
+      assert.ok(
+        processing.externalId === null || typeof processing.externalId === 'string',
+        `externalId null or a string, got ${JSON.stringify(processing.externalId)}`,
+      );
       assert.equal(completed.updatedAt, completedAt);
       assert.equal(completed.processedAt, completedAt);
-      assert.deepEqual(got.map((r) => header(r, 'x-previous-status')), ['PENDING', 'PROCESSING']);
-      assert.deepEqual(got.map((r) => header(r, 'x-status-changed-at')), [processingAt, completedAt]);
+      assert.deepEqual(
+        got.map((r) => header(r, 'x-previous-status')),
+        ['PENDING', 'PROCESSING'],
+      );
+      assert.deepEqual(
+        got.map((r) => header(r, 'x-status-changed-at')),
+        [processingAt, completedAt],
+      );
       for (const r of got) {
         assert.equal(r.headers['x-signature'], undefined);
         assert.match(header(r, 'content-type')!, /^application\/json\b/);
@@ -349,20 +470,43 @@ describe('notifications', () => {
       await h.move(failed, 'PROCESSING_ERROR', 'RETRY_PROCESSED', 'REFUNDED');
 
       const expected: Record<number, [string, string][]> = {
-        [card]: [['EM_PROCESSAMENTO', 'PAGO'], ['PAGO', 'CHARGEBACK'], ['CHARGEBACK', 'PAGO'], ['PAGO', 'CHARGEBACK'], ['CHARGEBACK', 'ESTORNADO']],
+        [card]: [
+          ['EM_PROCESSAMENTO', 'PAGO'],
+          ['PAGO', 'CHARGEBACK'],
+          ['CHARGEBACK', 'PAGO'],
+          ['PAGO', 'CHARGEBACK'],
+          ['CHARGEBACK', 'ESTORNADO'],
+        ],
         [declined]: [['EM_PROCESSAMENTO', 'RECUSADO']],
-        [pix]: [['PENDENTE', 'PAGO'], ['PAGO', 'MED'], ['MED', 'PAGO'], ['PAGO', 'MED'], ['MED', 'ESTORNADO']],
+        [pix]: [
+          ['PENDENTE', 'PAGO'],
+          ['PAGO', 'MED'],
+          ['MED', 'PAGO'],
+          ['PAGO', 'MED'],
+          ['MED', 'ESTORNADO'],
+        ],
         [cancelled]: [['PENDENTE', 'CANCELADO']],
-        [failed]: [['PENDENTE', 'FALHA'], ['FALHA', 'PAGO'], ['PAGO', 'ESTORNADO']],
+        [failed]: [
+          ['PENDENTE', 'FALHA'],
+          ['FALHA', 'PAGO'],
+          ['PAGO', 'ESTORNADO'],
+        ],
       };
       const list = (await h.notifications(seller)).reverse();
       const hooks = list.filter((n) => n.kind === 'TRANSACTION_WEBHOOK');
       const postbacks = list.filter((n) => n.kind === 'TRANSACTION_POSTBACK');
       assert.equal(list.length, hooks.length + postbacks.length, 'no WITHDRAWAL_WEBHOOK for sales');
       assert.equal(hooks.length, 15);
-      assert.deepEqual(postbacks.map((n) => n.eventStatus), ['PAGO', 'MED', 'PAGO', 'MED', 'ESTORNADO']);
+      assert.deepEqual(
+        postbacks.map((n) => n.eventStatus),
+        ['PAGO', 'MED', 'PAGO', 'MED', 'ESTORNADO'],
+      );
       for (const [id, moves] of Object.entries(expected)) {
-        assert.deepEqual(hooks.filter((n) => n.resourceId === Number(id)).map((n) => n.eventStatus), moves.map(([, to]) => to), `sale ${id}`);
+        assert.deepEqual(
+          hooks.filter((n) => n.resourceId === Number(id)).map((n) => n.eventStatus),
+          moves.map(([, to]) => to),
+          `sale ${id}`,
+        );
       }
 
       await h.drain(h.job());
@@ -370,20 +514,34 @@ describe('notifications', () => {
       assert.equal(got.length, 15);
       for (const [id, moves] of Object.entries(expected)) {
         const mine = got.filter((r) => bodyOf(r).id === Number(id));
-        assert.deepEqual(mine.map((r) => [header(r, 'x-previous-status'), bodyOf(r).status]), moves, `sale ${id}: delivered in order`);
+        assert.deepEqual(
+          mine.map((r) => [header(r, 'x-previous-status'), bodyOf(r).status]),
+          moves,
+          `sale ${id}: delivered in order`,
+        );
       }
       // `fee` is the systemFee: 0 while never paid, the split's fee afterwards (kept on refund).
-      const feeOf = (id: number, status: string) => got.map(bodyOf).filter((b) => b.id === id && b.status === status).map((b) => b.fee);
+      const feeOf = (id: number, status: string) =>
+        got
+          .map(bodyOf)
+          .filter((b) => b.id === id && b.status === status)
+          .map((b) => b.fee);
       assert.deepEqual(feeOf(cancelled, 'CANCELADO'), [0]);
       assert.deepEqual(feeOf(failed, 'FALHA'), [0]);
       assert.deepEqual(feeOf(failed, 'ESTORNADO'), [298]);
       assert.deepEqual(feeOf(pix, 'MED'), [298, 298]);
       assert.deepEqual(feeOf(declined, 'RECUSADO'), [0]);
       assert.deepEqual(feeOf(card, 'CHARGEBACK'), [847, 847]);
-      assert.deepEqual(h.rx.requestsTo('/statuses-postback').map((r) => bodyOf(r).status), ['PAGO', 'MED', 'PAGO', 'MED', 'ESTORNADO']);
+      assert.deepEqual(
+        h.rx.requestsTo('/statuses-postback').map((r) => bodyOf(r).status),
+        ['PAGO', 'MED', 'PAGO', 'MED', 'ESTORNADO'],
+      );
       assert.equal(h.rx.requestsTo('/statuses-wd-only').length, 0, 'a WITHDRAWAL-only webhook gets nothing for sales');
       const statusesOf = (await h.notifications(seller)).map((n) => n.status);
-      assert.ok(statusesOf.every((s) => s === 'DELIVERED'), `every notification delivered: ${JSON.stringify(statusesOf)}`);
+      assert.ok(
+        statusesOf.every((s) => s === 'DELIVERED'),
+        `every notification delivered: ${JSON.stringify(statusesOf)}`,
+      );
     });
 
     test('cashouts: PROCESSING, COMPLETED, REJECTED, CANCELLED each notify WITHDRAWAL webhooks only; creation (PENDING) does not', async () => {
@@ -393,7 +551,12 @@ describe('notifications', () => {
       await h.webhook(seller, '/co-wd-only', ['WITHDRAWAL']);
       await h.webhook(seller, '/co-both', ['WITHDRAWAL', 'TRANSACTION']);
       const cashout = async () => {
-        const res = await h.gw.app.inject({ method: 'POST', url: '/api/public/cashout', headers: seller.headers, payload: { amount: 100, pixKey: '52998224725' } });
+        const res = await h.gw.app.inject({
+          method: 'POST',
+          url: '/api/public/cashout',
+          headers: seller.headers,
+          payload: { amount: 100, pixKey: '52998224725' },
+        });
         assert.equal(res.statusCode, 201, res.body);
         return (res.json() as { id: number }).id;
       };
@@ -410,15 +573,30 @@ describe('notifications', () => {
       for (const path of ['/co-wd-only', '/co-both']) {
         const got = h.rx.requestsTo(path).map(bodyOf);
         assert.equal(got.length, 5, path);
-        assert.ok(got.every((g) => g.type === 'WITHDRAWAL'), `${path}: every type WITHDRAWAL, got ${JSON.stringify(got.map((g) => g.type))}`);
-        assert.deepEqual(got.filter((g) => g.id === a).map((g) => g.status), ['PROCESSING', 'COMPLETED']);
-        assert.deepEqual(got.filter((g) => g.id === b).map((g) => g.status), ['PROCESSING', 'REJECTED']);
-        assert.deepEqual(got.filter((g) => g.id === c).map((g) => g.status), ['CANCELLED']);
+        assert.ok(
+          got.every((g) => g.type === 'WITHDRAWAL'),
+          `${path}: every type WITHDRAWAL, got ${JSON.stringify(got.map((g) => g.type))}`,
+        );
+        assert.deepEqual(
+          got.filter((g) => g.id === a).map((g) => g.status),
+          ['PROCESSING', 'COMPLETED'],
+        );
+        assert.deepEqual(
+          got.filter((g) => g.id === b).map((g) => g.status),
+          ['PROCESSING', 'REJECTED'],
+        );
+        assert.deepEqual(
+          got.filter((g) => g.id === c).map((g) => g.status),
+          ['CANCELLED'],
+        );
       }
       assert.equal(h.rx.requestsTo('/co-tx-only').length, 0, 'a TRANSACTION-only webhook gets nothing for cashouts');
       const list = await h.notifications(seller);
       assert.equal(list.length, 10);
-      assert.ok(list.every((n) => n.kind === 'WITHDRAWAL_WEBHOOK' && n.status === 'DELIVERED'), `every notification a delivered WITHDRAWAL_WEBHOOK: ${JSON.stringify(list.map((n) => [n.kind, n.status]))}`);
+      assert.ok(
+        list.every((n) => n.kind === 'WITHDRAWAL_WEBHOOK' && n.status === 'DELIVERED'),
+        `every notification a delivered WITHDRAWAL_WEBHOOK: ${JSON.stringify(list.map((n) => [n.kind, n.status]))}`,
+      );
     });
 
     test('atomicity: a refused change (409) writes no row; a rolled-back change leaves none either', async () => {
@@ -435,13 +613,16 @@ describe('notifications', () => {
       assert.equal(await h.countRows('transaction_id = $1', [id]), 0);
 
       // The outbox rows are written inside the status change's database transaction.
-      await assert.rejects(h.gw.ctx.db.tx(async (q) => {
-        const moved = await moveTransaction(q, id, 'PAYMENT_CONFIRMED', h.current);
-        assert.equal(moved.kind, 'moved');
-        const inside = (await q.query<{ n: number }>('SELECT count(*)::int AS n FROM notifications WHERE transaction_id = $1', [id])).rows[0]!.n;
-        assert.equal(inside, 2, 'webhook + postback rows, visible inside the transaction');
-        throw new Error('crash before commit');
-      }), /crash before commit/);
+      await assert.rejects(
+        h.gw.ctx.db.tx(async (q) => {
+          const moved = await moveTransaction(q, id, 'PAYMENT_CONFIRMED', h.current);
+          assert.equal(moved.kind, 'moved');
+          const inside = (await q.query<{ n: number }>('SELECT count(*)::int AS n FROM notifications WHERE transaction_id = $1', [id])).rows[0]!.n;
+          assert.equal(inside, 2, 'webhook + postback rows, visible inside the transaction');
+          throw new Error('crash before commit');
+        }),
+        /crash before commit/,
+      );
       assert.equal(await h.countRows('transaction_id = $1', [id]), 0);
       const read = (await h.gw.app.inject({ method: 'GET', url: `/api/transactions/${id}`, headers: seller.headers })).json() as Json;
       assert.equal(read.status, 'PENDENTE');
@@ -475,8 +656,10 @@ describe('notifications', () => {
       await h.runOnce(job);
       assert.equal(got().length, 1);
       let n = await mine();
-      assert.deepEqual({ status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus, nextAttemptAt: n.nextAttemptAt },
-        { status: 'PENDING', attempts: 1, lastResponseStatus: 500, nextAttemptAt: at(1000) });
+      assert.deepEqual(
+        { status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus, nextAttemptAt: n.nextAttemptAt },
+        { status: 'PENDING', attempts: 1, lastResponseStatus: 500, nextAttemptAt: at(1000) },
+      );
 
       h.tick(999);
       await h.runOnce(job);
@@ -485,8 +668,10 @@ describe('notifications', () => {
       await h.runOnce(job);
       assert.equal(got().length, 2);
       n = await mine();
-      assert.deepEqual({ status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus, nextAttemptAt: n.nextAttemptAt },
-        { status: 'PENDING', attempts: 2, lastResponseStatus: 500, nextAttemptAt: at(3000) });
+      assert.deepEqual(
+        { status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus, nextAttemptAt: n.nextAttemptAt },
+        { status: 'PENDING', attempts: 2, lastResponseStatus: 500, nextAttemptAt: at(3000) },
+      );
 
       h.tick(1999);
       await h.runOnce(job);
@@ -498,14 +683,25 @@ describe('notifications', () => {
       assert.equal(got().length, 3, 'delivered: no more attempts');
 
       const reqs = got();
-      assert.deepEqual(reqs.map((r) => header(r, 'x-delivery-attempt')), ['1', '2', '3']);
+      assert.deepEqual(
+        reqs.map((r) => header(r, 'x-delivery-attempt')),
+        ['1', '2', '3'],
+      );
       assert.equal(new Set(reqs.map((r) => header(r, 'x-event-id'))).size, 1, 'same X-Event-Id on every attempt');
-      assert.ok(reqs.every((r) => r.body.equals(reqs[0]!.body)), 'same bytes on every attempt');
-      assert.ok(reqs.every((r) => header(r, 'x-signature') === hmacHex(r.body)), 'every attempt signed over its bytes');
+      assert.ok(
+        reqs.every((r) => r.body.equals(reqs[0]!.body)),
+        'same bytes on every attempt',
+      );
+      assert.ok(
+        reqs.every((r) => header(r, 'x-signature') === hmacHex(r.body)),
+        'every attempt signed over its bytes',
+      );
       n = await mine();
       assert.deepEqual(Object.keys(n), NOTIFICATION_KEYS);
-      assert.deepEqual({ status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus, nextAttemptAt: n.nextAttemptAt },
-        { status: 'DELIVERED', attempts: 3, lastResponseStatus: 200, nextAttemptAt: null });
+      assert.deepEqual(
+        { status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus, nextAttemptAt: n.nextAttemptAt },
+        { status: 'DELIVERED', attempts: 3, lastResponseStatus: 200, nextAttemptAt: null },
+      );
     });
 
     test('jitter: random() moves the next attempt by up to ±10 %', async () => {
@@ -534,8 +730,10 @@ describe('notifications', () => {
       await h.runOnce(job);
       assert.equal(h.rx.requestsTo('/exhaust').length, 2);
       const n = (await h.notifications(seller))[0]!;
-      assert.deepEqual({ status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus, nextAttemptAt: n.nextAttemptAt },
-        { status: 'FAILED', attempts: 2, lastResponseStatus: 503, nextAttemptAt: null });
+      assert.deepEqual(
+        { status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus, nextAttemptAt: n.nextAttemptAt },
+        { status: 'FAILED', attempts: 2, lastResponseStatus: 503, nextAttemptAt: null },
+      );
     });
 
     test('410 Gone → FAILED at once', async () => {
@@ -548,8 +746,10 @@ describe('notifications', () => {
       await h.drain(h.job({ retryDelaysMs: [1000, 1000, 1000] }));
       assert.equal(h.rx.requestsTo('/gone').length, 1);
       const n = (await h.notifications(seller))[0]!;
-      assert.deepEqual({ status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus, nextAttemptAt: n.nextAttemptAt },
-        { status: 'FAILED', attempts: 1, lastResponseStatus: 410, nextAttemptAt: null });
+      assert.deepEqual(
+        { status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus, nextAttemptAt: n.nextAttemptAt },
+        { status: 'FAILED', attempts: 1, lastResponseStatus: 410, nextAttemptAt: null },
+      );
     });
 
     test('any 2xx counts as delivered', async () => {
@@ -561,7 +761,10 @@ describe('notifications', () => {
       await h.move(id, 'PAYMENT_CONFIRMED');
       await h.drain(h.job());
       const list = await h.notifications(seller);
-      assert.deepEqual(list.map((n) => [n.status, n.lastResponseStatus]).sort(), [['DELIVERED', 202], ['DELIVERED', 204]]);
+      assert.deepEqual(list.map((n) => [n.status, n.lastResponseStatus]).sort(), [
+        ['DELIVERED', 202],
+        ['DELIVERED', 204],
+      ]);
     });
 
     test('a 302 is not followed and counts as a failed attempt', async () => {
@@ -574,8 +777,10 @@ describe('notifications', () => {
       assert.equal(h.rx.requestsTo('/redirect').length, 1);
       assert.equal(h.rx.requestsTo('/redirect-target').length, 0, 'the redirect is not followed');
       const n = (await h.notifications(seller))[0]!;
-      assert.deepEqual({ status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus },
-        { status: 'PENDING', attempts: 1, lastResponseStatus: 302 });
+      assert.deepEqual(
+        { status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus },
+        { status: 'PENDING', attempts: 1, lastResponseStatus: 302 },
+      );
       h.tick(1000);
       await h.runOnce(job);
       assert.equal((await h.notifications(seller))[0]!.status, 'DELIVERED');
@@ -601,21 +806,29 @@ describe('notifications', () => {
         await h.rx.waitFor(() => fates.length === 1, 5_000, 'the receiver to see the first request end');
         assert.deepEqual(fates, ['abandoned'], 'the gateway gave up on the slow receiver before it answered');
         let n = (await h.notifications(seller))[0]!;
-        assert.deepEqual({ status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus },
-          { status: 'PENDING', attempts: 1, lastResponseStatus: null });
-        const lastError = (await h.gw.ctx.db.query<{ last_error: string | null }>('SELECT last_error FROM notifications WHERE id = $1', [n.id])).rows[0]!.last_error;
+        assert.deepEqual(
+          { status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus },
+          { status: 'PENDING', attempts: 1, lastResponseStatus: null },
+        );
+        const lastError = (await h.gw.ctx.db.query<{ last_error: string | null }>('SELECT last_error FROM notifications WHERE id = $1', [n.id]))
+          .rows[0]!.last_error;
         assert.ok(lastError && lastError.length > 0, 'the error is recorded');
         h.tick(1000);
         await h.runOnce(job); // a receiver that never answers: also a time-out
         await h.rx.waitFor(() => fates.length === 2, 5_000, 'the receiver to see the second request end');
         assert.deepEqual(fates, ['abandoned', 'abandoned'], 'the gateway gave up on the receiver that never answers');
         n = (await h.notifications(seller))[0]!;
-        assert.deepEqual({ status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus },
-          { status: 'PENDING', attempts: 2, lastResponseStatus: null });
+        assert.deepEqual(
+          { status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus },
+          { status: 'PENDING', attempts: 2, lastResponseStatus: null },
+        );
         h.tick(1000);
         await h.runOnce(job);
         n = (await h.notifications(seller))[0]!;
-        assert.deepEqual({ status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus }, { status: 'DELIVERED', attempts: 3, lastResponseStatus: 200 });
+        assert.deepEqual(
+          { status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus },
+          { status: 'DELIVERED', attempts: 3, lastResponseStatus: 200 },
+        );
       } finally {
         h.rx.server.off('request', watch);
       }
@@ -627,7 +840,10 @@ describe('notifications', () => {
       await h.move(id, 'PAYMENT_CONFIRMED');
       await h.runOnce(h.job({ retryDelaysMs: [] }));
       const n = (await h.notifications(seller))[0]!;
-      assert.deepEqual({ status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus }, { status: 'FAILED', attempts: 1, lastResponseStatus: null });
+      assert.deepEqual(
+        { status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus },
+        { status: 'FAILED', attempts: 1, lastResponseStatus: null },
+      );
     });
   });
 
@@ -648,12 +864,24 @@ describe('notifications', () => {
       await h.runOnce(job);
       assert.deepEqual(statuses(), ['PAGO'], 'ESTORNADO is not delivered while PAGO is pending');
       const list = await h.notifications(seller);
-      assert.deepEqual(list.map((n) => [n.eventStatus, n.status, n.attempts]), [['ESTORNADO', 'PENDING', 0], ['PAGO', 'PENDING', 1]]);
+      assert.deepEqual(
+        list.map((n) => [n.eventStatus, n.status, n.attempts]),
+        [
+          ['ESTORNADO', 'PENDING', 0],
+          ['PAGO', 'PENDING', 1],
+        ],
+      );
 
       h.tick(1000);
       await h.drain(job);
       assert.deepEqual(statuses(), ['PAGO', 'PAGO', 'ESTORNADO']);
-      assert.deepEqual((await h.notifications(seller)).map((n) => [n.eventStatus, n.status, n.attempts]), [['ESTORNADO', 'DELIVERED', 1], ['PAGO', 'DELIVERED', 2]]);
+      assert.deepEqual(
+        (await h.notifications(seller)).map((n) => [n.eventStatus, n.status, n.attempts]),
+        [
+          ['ESTORNADO', 'DELIVERED', 1],
+          ['PAGO', 'DELIVERED', 2],
+        ],
+      );
     });
 
     test('a later status goes once the earlier one has FAILED for good', async () => {
@@ -663,8 +891,20 @@ describe('notifications', () => {
       const id = await h.sale(seller, pixBody({ postbackUrl: h.rx.url('/order-failed') }));
       await h.move(id, 'PAYMENT_CONFIRMED', 'MED_OPENED');
       await h.drain(job);
-      assert.deepEqual(h.rx.requestsTo('/order-failed').map((r) => [bodyOf(r).status, header(r, 'x-previous-status')]), [['PAGO', 'PENDENTE'], ['MED', 'PAGO']]);
-      assert.deepEqual((await h.notifications(seller)).map((n) => [n.eventStatus, n.status]), [['MED', 'DELIVERED'], ['PAGO', 'FAILED']]);
+      assert.deepEqual(
+        h.rx.requestsTo('/order-failed').map((r) => [bodyOf(r).status, header(r, 'x-previous-status')]),
+        [
+          ['PAGO', 'PENDENTE'],
+          ['MED', 'PAGO'],
+        ],
+      );
+      assert.deepEqual(
+        (await h.notifications(seller)).map((n) => [n.eventStatus, n.status]),
+        [
+          ['MED', 'DELIVERED'],
+          ['PAGO', 'FAILED'],
+        ],
+      );
     });
 
     test('ordering is per target: another target of the same sale is not held back', async () => {
@@ -675,11 +915,20 @@ describe('notifications', () => {
       const id = await h.sale(seller, pixBody({ postbackUrl: h.rx.url('/per-target-postback') }));
       await h.move(id, 'PAYMENT_CONFIRMED', 'REFUNDED');
       await h.drain(job);
-      assert.deepEqual(h.rx.requestsTo('/per-target-hook').map((r) => bodyOf(r).status), ['PAGO', 'ESTORNADO']);
-      assert.deepEqual(h.rx.requestsTo('/per-target-postback').map((r) => bodyOf(r).status), ['PAGO']);
+      assert.deepEqual(
+        h.rx.requestsTo('/per-target-hook').map((r) => bodyOf(r).status),
+        ['PAGO', 'ESTORNADO'],
+      );
+      assert.deepEqual(
+        h.rx.requestsTo('/per-target-postback').map((r) => bodyOf(r).status),
+        ['PAGO'],
+      );
       h.tick(1000);
       await h.drain(job);
-      assert.deepEqual(h.rx.requestsTo('/per-target-postback').map((r) => bodyOf(r).status), ['PAGO', 'PAGO', 'ESTORNADO']);
+      assert.deepEqual(
+        h.rx.requestsTo('/per-target-postback').map((r) => bodyOf(r).status),
+        ['PAGO', 'PAGO', 'ESTORNADO'],
+      );
     });
 
     test('resend of a DELIVERED notification: 202, one more delivery, same X-Event-Id, attempts + 1, exempt from ordering', async () => {
@@ -741,8 +990,14 @@ describe('notifications', () => {
       assert.equal(res.statusCode, 202, res.body);
       await h.drain(job);
       // The resend succeeded, so the target's notification waiting for its retry (PAGO) went at once.
-      assert.deepEqual(h.rx.requestsTo('/resend-order').map((r) => [bodyOf(r).status, header(r, 'x-delivery-attempt')]),
-        [['PAGO', '1'], ['ESTORNADO', '1'], ['PAGO', '2']]);
+      assert.deepEqual(
+        h.rx.requestsTo('/resend-order').map((r) => [bodyOf(r).status, header(r, 'x-delivery-attempt')]),
+        [
+          ['PAGO', '1'],
+          ['ESTORNADO', '1'],
+          ['PAGO', '2'],
+        ],
+      );
 
       const seller2 = await h.gw.createSeller();
       h.rx.script('/resend-failed', 410, 200);
@@ -751,7 +1006,10 @@ describe('notifications', () => {
       await h.drain(job);
       const [failed] = await h.notifications(seller2);
       assert.equal(failed!.status, 'FAILED');
-      assert.equal((await h.gw.app.inject({ method: 'POST', url: `/api/notifications/${failed!.id}/resend`, headers: seller2.headers })).statusCode, 202);
+      assert.equal(
+        (await h.gw.app.inject({ method: 'POST', url: `/api/notifications/${failed!.id}/resend`, headers: seller2.headers })).statusCode,
+        202,
+      );
       await h.drain(job);
       const [ok] = await h.notifications(seller2);
       assert.deepEqual([ok!.status, ok!.attempts, ok!.lastResponseStatus], ['DELIVERED', 2, 200]);
@@ -778,7 +1036,13 @@ describe('notifications', () => {
         const statuses = h.rx.requestsTo('/resend-release').map((r) => bodyOf(r).status);
         assert.deepEqual(statuses, ['PAGO', 'PAGO'], 'ESTORNADO must wait: PAGO is still pending (its resend failed)');
         const list = await h.notifications(seller);
-        assert.deepEqual(list.map((n) => [n.eventStatus, n.status]), [['ESTORNADO', 'PENDING'], ['PAGO', 'PENDING']]);
+        assert.deepEqual(
+          list.map((n) => [n.eventStatus, n.status]),
+          [
+            ['ESTORNADO', 'PENDING'],
+            ['PAGO', 'PENDING'],
+          ],
+        );
       } finally {
         // Leave nothing pending for the tests that follow.
         h.rx.script('/resend-release', 200);
@@ -789,7 +1053,7 @@ describe('notifications', () => {
   });
 
   describe('GET /api/notifications', () => {
-    test('shape, newest first, pagination, only the seller\'s own; resend 403/404/400', async () => {
+    test("shape, newest first, pagination, only the seller's own; resend 403/404/400", async () => {
       const seller = await h.gw.createSeller();
       const other = await h.gw.createSeller();
       await h.webhook(seller, '/list-hook');
@@ -809,8 +1073,14 @@ describe('notifications', () => {
       for (const n of all) {
         assert.deepEqual(Object.keys(n), NOTIFICATION_KEYS);
         assert.ok(Number.isSafeInteger(n.id), `notification id an integer, got ${JSON.stringify(n.id)}`);
-        assert.ok(['TRANSACTION_WEBHOOK', 'TRANSACTION_POSTBACK'].includes(n.kind as string), `kind TRANSACTION_WEBHOOK or TRANSACTION_POSTBACK, got ${JSON.stringify(n.kind)}`);
-        assert.ok(saleIds.includes(n.resourceId as number), `resourceId one of the seller's sales ${JSON.stringify(saleIds)}, got ${JSON.stringify(n.resourceId)}`);
+        assert.ok(
+          ['TRANSACTION_WEBHOOK', 'TRANSACTION_POSTBACK'].includes(n.kind as string),
+          `kind TRANSACTION_WEBHOOK or TRANSACTION_POSTBACK, got ${JSON.stringify(n.kind)}`,
+        );
+        assert.ok(
+          saleIds.includes(n.resourceId as number),
+          `resourceId one of the seller's sales ${JSON.stringify(saleIds)}, got ${JSON.stringify(n.resourceId)}`,
+        );
         assert.equal(n.eventStatus, 'PAGO');
         assert.equal(n.status, 'PENDING');
         assert.equal(n.attempts, 0);
@@ -820,8 +1090,15 @@ describe('notifications', () => {
         assert.equal(n.url, h.rx.url(n.kind === 'TRANSACTION_WEBHOOK' ? '/list-hook' : '/list-postback'));
       }
       const ids = all.map((n) => n.id as number);
-      assert.deepEqual(ids, [...ids].sort((a, b) => b - a), 'newest first');
-      assert.deepEqual(all.map((n) => n.resourceId), [saleIds[2], saleIds[2], saleIds[1], saleIds[1], saleIds[0], saleIds[0]]);
+      assert.deepEqual(
+        ids,
+        [...ids].sort((a, b) => b - a),
+        'newest first',
+      );
+      assert.deepEqual(
+        all.map((n) => n.resourceId),
+        [saleIds[2], saleIds[2], saleIds[1], saleIds[1], saleIds[0], saleIds[0]],
+      );
 
       const pages: number[][] = [];
       let cursor: string | null = null;
@@ -835,14 +1112,20 @@ describe('notifications', () => {
         cursor = body.nextCursor;
         assert.ok(cursor === null || typeof cursor === 'string', `nextCursor null or a string, got ${JSON.stringify(cursor)}`);
       } while (cursor !== null && pages.length < 10);
-      assert.deepEqual(pages.map((p) => p.length), [4, 2]);
+      assert.deepEqual(
+        pages.map((p) => p.length),
+        [4, 2],
+      );
       assert.deepEqual(pages.flat(), ids);
       const exact = await h.gw.app.inject({ method: 'GET', url: '/api/notifications?limit=6', headers: seller.headers });
       assert.equal((exact.json() as { nextCursor: unknown }).nextCursor, null, 'no cursor past the last page');
 
       const theirs = await h.notifications(other);
       assert.equal(theirs.length, 1);
-      assert.ok(!ids.includes(theirs[0]!.id as number), `the other seller's notification ${JSON.stringify(theirs[0]!.id)} not in this seller's list ${JSON.stringify(ids)}`);
+      assert.ok(
+        !ids.includes(theirs[0]!.id as number),
+        `the other seller's notification ${JSON.stringify(theirs[0]!.id)} not in this seller's list ${JSON.stringify(ids)}`,
+      );
 
       for (const q of ['limit=0', 'limit=101', 'limit=abc', 'cursor=0', 'cursor=x']) {
         const res = await h.gw.app.inject({ method: 'GET', url: `/api/notifications?${q}`, headers: seller.headers });
@@ -869,27 +1152,52 @@ describe('notifications with WEBHOOK_ALLOW_PRIVATE=false', () => {
   test('loopback and private targets are refused at creation (webhook url, sale postbackUrl)', async () => {
     assert.equal(h.gw.config.webhookAllowPrivate, false);
     const seller = await h.gw.createSeller();
-    const refused = ['http://127.0.0.1:1/x', 'http://10.0.0.1/x', 'http://[::1]/x', 'http://localhost/x', 'http://192.168.1.10/x',
-      'http://172.16.0.1/x', 'http://169.254.169.254/latest', 'http://0.0.0.0/x', 'http://[::ffff:127.0.0.1]/x', 'http://2130706433/x',
-      'http://0x7f000001/x', 'http://api.localhost/x', 'https://[fd00::1]/x'];
+    const refused = [
+      'http://127.0.0.1:1/x',
+      'http://10.0.0.1/x',
+      'http://[::1]/x',
+      'http://localhost/x',
+      'http://192.168.1.10/x',
+      'http://172.16.0.1/x',
+      'http://169.254.169.254/latest',
+      'http://0.0.0.0/x',
+      'http://[::ffff:127.0.0.1]/x',
+      'http://2130706433/x',
+      'http://0x7f000001/x',
+      'http://api.localhost/x',
+      'https://[fd00::1]/x',
+    ];
     for (const url of refused) {
       const res = await h.gw.app.inject({ method: 'POST', url: '/api/webhooks', headers: seller.headers, payload: { url, types: ['TRANSACTION'] } });
       assert.equal(res.statusCode, 400, `${url} → ${res.body}`);
       const body = res.json() as { errorType: string; details: { field: string }[] };
       assert.equal(body.errorType, 'VALIDATION_ERROR');
-      assert.deepEqual(body.details.map((d) => d.field), ['url'], url);
+      assert.deepEqual(
+        body.details.map((d) => d.field),
+        ['url'],
+        url,
+      );
 
       const sale = await h.gw.app.inject({ method: 'POST', url: '/api/sales', headers: seller.headers, payload: pixBody({ postbackUrl: url }) });
       assert.equal(sale.statusCode, 400, `postback ${url} → ${sale.body}`);
       const sb = sale.json() as { errorType: string; details: { field: string }[] };
       assert.equal(sb.errorType, 'VALIDATION_ERROR');
-      assert.ok(sb.details.some((d) => d.field === 'postbackUrl'), sale.body);
+      assert.ok(
+        sb.details.some((d) => d.field === 'postbackUrl'),
+        sale.body,
+      );
     }
     assert.deepEqual((await h.gw.app.inject({ method: 'GET', url: '/api/webhooks', headers: seller.headers })).json(), { data: [] });
-    const count = (await h.gw.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM transactions WHERE seller_id = $1', [seller.id])).rows[0]!.n;
+    const count = (await h.gw.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM transactions WHERE seller_id = $1', [seller.id])).rows[0]!
+      .n;
     assert.equal(count, 0, 'no sale created');
     // A public literal address is accepted (not resolved, not contacted).
-    const ok = await h.gw.app.inject({ method: 'POST', url: '/api/webhooks', headers: seller.headers, payload: { url: 'https://93.184.215.14/hook', types: ['TRANSACTION'] } });
+    const ok = await h.gw.app.inject({
+      method: 'POST',
+      url: '/api/webhooks',
+      headers: seller.headers,
+      payload: { url: 'https://93.184.215.14/hook', types: ['TRANSACTION'] },
+    });
     assert.equal(ok.statusCode, 201, ok.body);
   });
 
@@ -910,10 +1218,17 @@ describe('notifications with WEBHOOK_ALLOW_PRIVATE=false', () => {
     const list = await h.notifications(seller);
     assert.equal(list.length, targets.length + 1);
     for (const n of list) {
-      assert.deepEqual({ status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus },
-        { status: 'PENDING', attempts: 1, lastResponseStatus: null }, n.url as string);
+      assert.deepEqual(
+        { status: n.status, attempts: n.attempts, lastResponseStatus: n.lastResponseStatus },
+        { status: 'PENDING', attempts: 1, lastResponseStatus: null },
+        n.url as string,
+      );
     }
-    const errors = (await h.gw.ctx.db.query<{ url: string; last_error: string | null }>('SELECT url, last_error FROM notifications WHERE seller_id = $1', [seller.id])).rows;
+    const errors = (
+      await h.gw.ctx.db.query<{ url: string; last_error: string | null }>('SELECT url, last_error FROM notifications WHERE seller_id = $1', [
+        seller.id,
+      ])
+    ).rows;
     for (const e of errors) assert.match(e.last_error ?? '', /private/, `${e.url}: refused as a private target, not some other failure`);
   });
 
@@ -926,16 +1241,25 @@ describe('notifications with WEBHOOK_ALLOW_PRIVATE=false', () => {
       return;
     }
     const seller = await h.gw.createSeller();
-    const res = await h.gw.app.inject({ method: 'POST', url: '/api/webhooks', headers: seller.headers, payload: { url: `http://${name}:${h.rx.port}/by-name`, types: ['TRANSACTION'] } });
+    const res = await h.gw.app.inject({
+      method: 'POST',
+      url: '/api/webhooks',
+      headers: seller.headers,
+      payload: { url: `http://${name}:${h.rx.port}/by-name`, types: ['TRANSACTION'] },
+    });
     assert.equal(res.statusCode, 400, `refused at creation too: ${res.body}`);
-    await h.gw.ctx.db.query(`INSERT INTO webhooks (seller_id, url, types) VALUES ($1, $2, ARRAY['TRANSACTION'])`, [seller.id, `http://${name}:${h.rx.port}/by-name`]);
+    await h.gw.ctx.db.query(`INSERT INTO webhooks (seller_id, url, types) VALUES ($1, $2, ARRAY['TRANSACTION'])`, [
+      seller.id,
+      `http://${name}:${h.rx.port}/by-name`,
+    ]);
     const id = (await h.gw.app.inject({ method: 'POST', url: '/api/sales', headers: seller.headers, payload: pixBody() })).json().sale.id as number;
     await h.move(id, 'PAYMENT_CONFIRMED');
     await h.runOnce(h.job({ retryDelaysMs: [1000] }));
     assert.equal(h.rx.requestsTo('/by-name').length, 0);
     const [n] = await h.notifications(seller);
     assert.deepEqual([n!.status, n!.attempts, n!.lastResponseStatus], ['PENDING', 1, null]);
-    const lastError = (await h.gw.ctx.db.query<{ last_error: string | null }>('SELECT last_error FROM notifications WHERE id = $1', [n!.id])).rows[0]!.last_error;
+    const lastError = (await h.gw.ctx.db.query<{ last_error: string | null }>('SELECT last_error FROM notifications WHERE id = $1', [n!.id])).rows[0]!
+      .last_error;
     assert.match(lastError ?? '', /private/);
   });
 });

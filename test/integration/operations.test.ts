@@ -1,11 +1,15 @@
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { adminHeaders, startGateway, type Gateway } from '../helpers/gateway.ts';
+import { after, before, describe, test } from 'node:test';
+import { adminHeaders, type Gateway, startGateway } from '../helpers/gateway.ts';
 
 describe('health, OpenAPI, docs and metrics', () => {
   let gw: Gateway;
-  before(async () => { gw = await startGateway(); });
-  after(async () => { await gw.close(); });
+  before(async () => {
+    gw = await startGateway();
+  });
+  after(async () => {
+    await gw.close();
+  });
 
   test('GET /health pings the database', async () => {
     const res = await gw.app.inject({ method: 'GET', url: '/health' });
@@ -45,14 +49,24 @@ describe('health, OpenAPI, docs and metrics', () => {
     for (let i = 0; i < 3; i++) await gw.app.inject({ method: 'GET', url: '/api/public/balance', headers: seller.headers });
     await gw.app.inject({ method: 'GET', url: '/api/public/balance', headers: { ...seller.headers, 'x-api-private-key': 'sk_wrong' } });
     const text = (await gw.app.inject({ method: 'GET', url: '/metrics', headers: adminHeaders })).body;
-    const series = (suffix: string, status: number) => text.split('\n')
-      .filter((l) => l.startsWith(`http_request_duration_seconds_${suffix}{`) && l.includes('route="/api/public/balance"') && l.includes(`status_code="${status}"`))
-      .map((l) => Number(l.split(' ').pop()));
+    const series = (suffix: string, status: number) =>
+      text
+        .split('\n')
+        .filter(
+          (l) =>
+            l.startsWith(`http_request_duration_seconds_${suffix}{`) &&
+            l.includes('route="/api/public/balance"') &&
+            l.includes(`status_code="${status}"`),
+        )
+        .map((l) => Number(l.split(' ').pop()));
     assert.deepEqual(series('count', 200), [4]);
     assert.deepEqual(series('count', 401), [1]);
     const cumulative = series('bucket', 200);
     assert.equal(cumulative.length, 12, '11 bounds and +Inf');
-    assert.ok(cumulative.every((v, i) => i === 0 || v >= cumulative[i - 1]!), 'buckets are cumulative');
+    assert.ok(
+      cumulative.every((v, i) => i === 0 || v >= cumulative[i - 1]!),
+      'buckets are cumulative',
+    );
     assert.equal(cumulative.at(-1), 4);
     assert.ok(series('sum', 200)[0]! > 0, `a positive duration sum for the 200s, got ${series('sum', 200)}`);
     assert.match(text, /# TYPE http_request_duration_seconds histogram/);

@@ -1,14 +1,20 @@
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { adminHeaders, startGateway, type Gateway, type SellerKeys } from '../helpers/gateway.ts';
+import { after, before, describe, test } from 'node:test';
+import { adminHeaders, type Gateway, type SellerKeys, startGateway } from '../helpers/gateway.ts';
 
 // Rate limits of CONTRACT §2, on a gateway whose limiters run on a clock the test moves.
 
 function manualClock() {
   let now = 1_000_000;
-  return { clock: () => now, advance: (ms: number) => { now += ms; } };
+  return {
+    clock: () => now,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: light-my-request's json() is untyped
 type Res = { statusCode: number; headers: Record<string, unknown>; json(): any; body: string };
 
 function assert429(res: Res, label: string): void {
@@ -32,7 +38,9 @@ describe('failed authentications per client address', () => {
     gw = await startGateway({ env: { AUTH_FAILURES_PER_MINUTE: '20' }, rateLimitClock: t.clock });
     seller = await gw.createSeller();
   });
-  after(async () => { await gw.close(); });
+  after(async () => {
+    await gw.close();
+  });
 
   const balance = (remoteAddress: string, headers: Record<string, string>) =>
     gw.app.inject({ method: 'GET', url: '/api/public/balance', remoteAddress, headers });
@@ -47,7 +55,10 @@ describe('failed authentications per client address', () => {
     assert429(blocked, '21st failure');
     assert.equal(blocked.headers['retry-after'], '3', '20 a minute: one attempt back every 3 s');
     assert429(await balance(attacker, seller.headers), 'correct seller keys from a blocked address');
-    assert429(await gw.app.inject({ method: 'GET', url: '/admin/settings', remoteAddress: attacker, headers: adminHeaders }), 'correct operator token');
+    assert429(
+      await gw.app.inject({ method: 'GET', url: '/admin/settings', remoteAddress: attacker, headers: adminHeaders }),
+      'correct operator token',
+    );
     assert429(await gw.app.inject({ method: 'GET', url: '/metrics', remoteAddress: attacker, headers: adminHeaders }), '/metrics');
 
     const other = '198.51.100.9';
@@ -95,7 +106,9 @@ describe('requests per seller key', () => {
     busy = await gw.createSeller({ email: 'busy@example.com' });
     quiet = await gw.createSeller({ email: 'quiet@example.com' });
   });
-  after(async () => { await gw.close(); });
+  after(async () => {
+    await gw.close();
+  });
 
   const balance = (keys: SellerKeys) => gw.app.inject({ method: 'GET', url: '/api/public/balance', headers: keys.headers });
 
@@ -133,7 +146,9 @@ describe('rate limits on the real clock', () => {
     gw = await startGateway({ env: { RATE_LIMIT_PER_SECOND: '10' } });
     seller = await gw.createSeller();
   });
-  after(async () => { await gw.close(); });
+  after(async () => {
+    await gw.close();
+  });
 
   test('a limited seller is served again after a short wait', async () => {
     const balance = () => gw.app.inject({ method: 'GET', url: '/api/public/balance', headers: seller.headers });

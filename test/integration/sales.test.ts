@@ -1,15 +1,15 @@
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
+import { after, before, describe, test } from 'node:test';
+import { getBoletoInfo, isValidBoleto } from '@brazilian-utils/brazilian-utils';
 import fc from 'fast-check';
 import jsQRImport from 'jsqr';
-import pngjs from 'pngjs';
 import { hasError, isStaticPix, parsePix } from 'pix-utils';
-import { getBoletoInfo, isValidBoleto } from '@brazilian-utils/brazilian-utils';
-import { adminHeaders, startGateway, type Gateway, type SellerKeys } from '../helpers/gateway.ts';
-import { boletoExample, cardExample, debitExample, pixExample, shippingExample } from '../helpers/fixtures.ts';
+import pngjs from 'pngjs';
 import { canonicalJson } from '../../src/domain/canonical-json.ts';
+import { boletoExample, cardExample, debitExample, pixExample, shippingExample } from '../helpers/fixtures.ts';
+import { adminHeaders, type Gateway, type SellerKeys, startGateway } from '../helpers/gateway.ts';
 
 const { PNG } = pngjs;
 
@@ -64,7 +64,7 @@ function scanQrDataUri(uri: string): string | undefined {
   const png = Buffer.from(uri.slice(prefix.length), 'base64');
   assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
   const chunks: { type: string; data: Buffer }[] = [];
-  for (let at = 8; at < png.length;) {
+  for (let at = 8; at < png.length; ) {
     const length = png.readUInt32BE(at);
     chunks.push({ type: png.toString('latin1', at + 4, at + 8), data: png.subarray(at + 8, at + 8 + length) });
     at += 12 + length;
@@ -79,8 +79,24 @@ function scanQrDataUri(uri: string): string | undefined {
 
 const SALE_KEYS = ['createdAt', 'customer', 'id', 'payment', 'paymentMethod', 'shipping', 'status', 'amount'].sort();
 const TRANSACTION_KEYS = [
-  'id', 'status', 'amount', 'netAmount', 'systemFee', 'reserveAmount', 'paymentMethod', 'date', 'completedAt', 'customer', 'items',
-  'pixKey', 'cardLastFour', 'cardBrand', 'boletoCode', 'externalTransactionId', 'installments', 'shipping',
+  'id',
+  'status',
+  'amount',
+  'netAmount',
+  'systemFee',
+  'reserveAmount',
+  'paymentMethod',
+  'date',
+  'completedAt',
+  'customer',
+  'items',
+  'pixKey',
+  'cardLastFour',
+  'cardBrand',
+  'boletoCode',
+  'externalTransactionId',
+  'installments',
+  'shipping',
 ].sort();
 
 function assertSaleShape(body: Json) {
@@ -111,7 +127,9 @@ async function sharedGateway(now: () => Date): Promise<Gateway> {
   shared ??= await startGateway({ clock: { now: () => sharedClock() } });
   return shared;
 }
-after(async () => { await shared?.close(); });
+after(async () => {
+  await shared?.close();
+});
 
 describe('POST /api/sales: the Sale answer', () => {
   let gw: Gateway;
@@ -229,12 +247,17 @@ describe('POST /api/sales: the Sale answer', () => {
   test('PIX: expiresAt is createdAt + 3600 s by default, + N s when asked, null when expiresInSeconds is null', async () => {
     current = START;
     const cases: [Json | undefined, number | null][] = [
-      [undefined, 3600], [{}, 3600], [{ expiresInSeconds: 60 }, 60], [{ expiresInSeconds: 86_400 }, 86_400],
-      [{ expiresInSeconds: 31_536_000 }, 31_536_000], [{ expiresInSeconds: null }, null],
+      [undefined, 3600],
+      [{}, 3600],
+      [{ expiresInSeconds: 60 }, 60],
+      [{ expiresInSeconds: 86_400 }, 86_400],
+      [{ expiresInSeconds: 31_536_000 }, 31_536_000],
+      [{ expiresInSeconds: null }, null],
     ];
     for (const [pixOption, seconds] of cases) {
       const body: Json = { ...pixExample() };
-      if (pixOption === undefined) delete body.pix; else body.pix = pixOption;
+      if (pixOption === undefined) delete body.pix;
+      else body.pix = pixOption;
       const sale = await createOk(gw, seller, body);
       const pix = (sale.payment as { pix: { expiresAt: string | null } }).pix;
       const createdAt = Date.parse(sale.createdAt as string);
@@ -339,27 +362,38 @@ describe('GET /api/transactions/{id}', () => {
     assert.equal(t.cardBrand, 'VISA');
     assert.equal(t.installments, 3);
     assert.deepEqual(t.shipping, body.shipping);
-    assert.deepEqual(JSON.parse((sale.shipping as string)), t.shipping);
+    assert.deepEqual(JSON.parse(sale.shipping as string), t.shipping);
     assert.deepEqual([t.pixKey, t.boletoCode], [null, null]);
-    assert.deepEqual(t.items.map((i: Json) => [i.title, i.unitPrice, i.quantity, i.tangible]), [['Camiseta', 15000, 1, true]]);
+    assert.deepEqual(
+      t.items.map((i: Json) => [i.title, i.unitPrice, i.quantity, i.tangible]),
+      [['Camiseta', 15000, 1, true]],
+    );
   });
 
   test('debit card and boleto: their own fields, the rest null; items in request order with distinct ids', async () => {
     const debit = (await readTransaction(gw, seller, (await createOk(gw, seller, debitExample())).id)).json();
     assertTransactionShape(debit);
-    assert.deepEqual([debit.cardLastFour, debit.cardBrand, debit.installments, debit.pixKey, debit.boletoCode, debit.shipping],
-      ['4444', 'MASTERCARD', null, null, null, null]);
+    assert.deepEqual(
+      [debit.cardLastFour, debit.cardBrand, debit.installments, debit.pixKey, debit.boletoCode, debit.shipping],
+      ['4444', 'MASTERCARD', null, null, null, null],
+    );
     const sale = await createOk(gw, seller, boletoExample({ dueDate: '2026-12-31' }));
     const boleto = (await readTransaction(gw, seller, sale.id)).json();
     assertTransactionShape(boleto);
     assert.equal(boleto.amount, 25050);
     assert.equal(boleto.boletoCode, (sale.payment as { boleto: { code: string } }).boleto.code);
     assert.deepEqual([boleto.cardLastFour, boleto.cardBrand, boleto.installments, boleto.pixKey, boleto.shipping], [null, null, null, null, null]);
-    assert.deepEqual(boleto.items.map((i: Json) => [i.title, i.unitPrice, i.quantity]), [['Livro', 10025, 2], ['Frete grátis', 5000, 1]]);
+    assert.deepEqual(
+      boleto.items.map((i: Json) => [i.title, i.unitPrice, i.quantity]),
+      [
+        ['Livro', 10025, 2],
+        ['Frete grátis', 5000, 1],
+      ],
+    );
     assert.notEqual(boleto.items[0].id, boleto.items[1].id);
   });
 
-  test('a bad id is 400, an unknown id 404, another seller\'s sale 403', async () => {
+  test("a bad id is 400, an unknown id 404, another seller's sale 403", async () => {
     const sale = await createOk(gw, seller, pixExample());
     for (const id of ['abc', '0', '1.5', '-1', '01', '9007199254740992']) {
       const res = await readTransaction(gw, seller, id);
@@ -398,37 +432,63 @@ describe('GET /api/transactions (list)', () => {
     await createOk(gw, other, boletoExample());
     // Pay two of them (a PIX and a boleto) so the status filter has something to tell apart.
     for (const id of [ids[0]!, ids[2]!]) {
-      const res = await gw.app.inject({ method: 'POST', url: `/admin/transactions/${id}/events`, headers: adminHeaders, payload: { event: 'PAYMENT_CONFIRMED' } });
+      const res = await gw.app.inject({
+        method: 'POST',
+        url: `/admin/transactions/${id}/events`,
+        headers: adminHeaders,
+        payload: { event: 'PAYMENT_CONFIRMED' },
+      });
       assert.equal(res.statusCode, 200, res.body);
     }
   });
 
   const list = (seller: SellerKeys, query = '') => gw.app.inject({ method: 'GET', url: `/api/transactions${query}`, headers: seller.headers });
 
-  test('newest first, in the Transaction shape, only the seller\'s own', async () => {
+  test("newest first, in the Transaction shape, only the seller's own", async () => {
     const res = await list(seller);
     assert.equal(res.statusCode, 200);
     const body = res.json();
     assert.deepEqual(keysOf(body), ['data', 'nextCursor']);
     assert.equal(body.nextCursor, null);
-    assert.deepEqual(body.data.map((t: Json) => t.id), [...ids].reverse());
+    assert.deepEqual(
+      body.data.map((t: Json) => t.id),
+      [...ids].reverse(),
+    );
     for (const t of body.data) assert.deepEqual(keysOf(t), TRANSACTION_KEYS);
     const theirs = (await list(other)).json().data.map((t: Json) => t.id);
     assert.equal(theirs.length, 2);
-    assert.ok(theirs.every((id: number) => !ids.includes(id)), `the other seller's list ${JSON.stringify(theirs)} holds none of ${JSON.stringify(ids)}`);
+    assert.ok(
+      theirs.every((id: number) => !ids.includes(id)),
+      `the other seller's list ${JSON.stringify(theirs)} holds none of ${JSON.stringify(ids)}`,
+    );
   });
 
   test('filters by status and by paymentMethod, alone and together', async () => {
     const paid = (await list(seller, '?status=PAGO')).json().data;
-    assert.deepEqual(paid.map((t: Json) => t.id), [ids[2], ids[0]]);
-    assert.ok(paid.every((t: Json) => t.status === 'PAGO'), `status=PAGO listed ${JSON.stringify(paid.map((t: Json) => t.status))}`);
+    assert.deepEqual(
+      paid.map((t: Json) => t.id),
+      [ids[2], ids[0]],
+    );
+    assert.ok(
+      paid.every((t: Json) => t.status === 'PAGO'),
+      `status=PAGO listed ${JSON.stringify(paid.map((t: Json) => t.status))}`,
+    );
     const pending = (await list(seller, '?status=PENDENTE')).json().data;
     assert.equal(pending.length, 5);
-    assert.ok(pending.every((t: Json) => t.status === 'PENDENTE'), `status=PENDENTE listed ${JSON.stringify(pending.map((t: Json) => t.status))}`);
+    assert.ok(
+      pending.every((t: Json) => t.status === 'PENDENTE'),
+      `status=PENDENTE listed ${JSON.stringify(pending.map((t: Json) => t.status))}`,
+    );
     const pix = (await list(seller, '?paymentMethod=PIX')).json().data;
-    assert.deepEqual(pix.map((t: Json) => t.id), ids.filter((id) => methods.get(id) === 'PIX').reverse());
+    assert.deepEqual(
+      pix.map((t: Json) => t.id),
+      ids.filter((id) => methods.get(id) === 'PIX').reverse(),
+    );
     const boletos = (await list(seller, '?paymentMethod=BOLETO&status=PENDENTE')).json().data;
-    assert.deepEqual(boletos.map((t: Json) => t.id), [ids[5]]);
+    assert.deepEqual(
+      boletos.map((t: Json) => t.id),
+      [ids[5]],
+    );
     const none = (await list(seller, '?status=CHARGEBACK')).json();
     assert.deepEqual(none, { data: [], nextCursor: null });
     for (const bad of ['?status=FOO', '?paymentMethod=CASH', '?status=pago']) {
@@ -463,7 +523,10 @@ describe('GET /api/transactions (list)', () => {
     const filtered = (await list(seller, '?limit=1&paymentMethod=PIX')).json();
     assert.equal(filtered.data.length, 1);
     const next = (await list(seller, `?limit=100&paymentMethod=PIX&cursor=${filtered.nextCursor}`)).json();
-    assert.deepEqual([...filtered.data, ...next.data].map((t: Json) => t.id), ids.filter((id) => methods.get(id) === 'PIX').reverse());
+    assert.deepEqual(
+      [...filtered.data, ...next.data].map((t: Json) => t.id),
+      ids.filter((id) => methods.get(id) === 'PIX').reverse(),
+    );
   });
 
   test('limit must be 1..100 and cursor a positive integer: 400 VALIDATION_ERROR naming the field', async () => {
@@ -472,18 +535,27 @@ describe('GET /api/transactions (list)', () => {
       assert.equal(res.statusCode, 400, `limit=${limit}`);
       const body = res.json();
       assert.equal(body.errorType, 'VALIDATION_ERROR');
-      assert.ok(body.details.some((d: { field: string }) => d.field === 'limit'), res.body);
+      assert.ok(
+        body.details.some((d: { field: string }) => d.field === 'limit'),
+        res.body,
+      );
     }
     for (const limit of ['1', '100']) assert.equal((await list(seller, `?limit=${limit}`)).statusCode, 200);
     const badCursor = await list(seller, '?cursor=abc');
     assert.equal(badCursor.statusCode, 400);
-    assert.ok(badCursor.json().details.some((d: { field: string }) => d.field === 'cursor'), `a detail names cursor: ${badCursor.body}`);
+    assert.ok(
+      badCursor.json().details.some((d: { field: string }) => d.field === 'cursor'),
+      `a detail names cursor: ${badCursor.body}`,
+    );
   });
 
-  test('another seller\'s cursor never reveals this seller\'s sales', async () => {
+  test("another seller's cursor never reveals this seller's sales", async () => {
     const res = await list(other, `?cursor=${ids[ids.length - 1]! + 1}&limit=100`);
     assert.equal(res.statusCode, 200);
-    assert.ok(res.json().data.every((t: Json) => !ids.includes(t.id as number)), `the other seller's page ${res.body} holds none of ${JSON.stringify(ids)}`);
+    assert.ok(
+      res.json().data.every((t: Json) => !ids.includes(t.id as number)),
+      `the other seller's page ${res.body} holds none of ${JSON.stringify(ids)}`,
+    );
   });
 });
 
@@ -512,19 +584,50 @@ describe('POST /api/sales validation', () => {
     ['missing customer.name', { ...pixExample(), customer: { email: 'maria@example.com' } }, 'customer.name'],
     ['missing customer.email', { ...pixExample(), customer: { name: 'Maria Silva' } }, 'customer.email'],
     ['bad customer.email', { ...pixExample(), customer: { name: 'Maria Silva', email: 'maria@' } }, 'customer.email'],
-    ['bad document', { ...pixExample(), customer: { name: 'Maria Silva', email: 'maria@example.com', document: '12345678900' } }, 'customer.document'],
+    [
+      'bad document',
+      { ...pixExample(), customer: { name: 'Maria Silva', email: 'maria@example.com', document: '12345678900' } },
+      'customer.document',
+    ],
     ['boleto without document', { ...boletoExample(), customer: { name: 'João', email: 'joao@example.com' } }, 'customer.document'],
-    ['phone with letters', { ...pixExample(), customer: { name: 'Maria Silva', email: 'maria@example.com', phone: '11abc654321' } }, 'customer.phone'],
+    [
+      'phone with letters',
+      { ...pixExample(), customer: { name: 'Maria Silva', email: 'maria@example.com', phone: '11abc654321' } },
+      'customer.phone',
+    ],
     ['phone too short', { ...pixExample(), customer: { name: 'Maria Silva', email: 'maria@example.com', phone: '123456789' } }, 'customer.phone'],
     ['0 items', { ...pixExample(), items: [] }, 'items'],
     ['101 items', { ...pixExample(), amount: 10100, items: items(101) }, 'items'],
     ['items not an array', { ...pixExample(), items: { title: 'x' } }, 'items'],
     ['item.quantity 0', { ...pixExample(), items: [{ title: 'Curso', unitPrice: 15000, quantity: 0, tangible: false }] }, 'items.0.quantity'],
-    ['item.quantity 10001', { ...pixExample(), amount: 10001, items: [{ title: 'Curso', unitPrice: 1, quantity: 10001, tangible: false }] }, 'items.0.quantity'],
-    ['item.unitPrice 0', { ...pixExample(), amount: 15000, items: [{ title: 'a', unitPrice: 15000, quantity: 1, tangible: false }, { title: 'b', unitPrice: 0, quantity: 1, tangible: false }] }, 'items.1.unitPrice'],
+    [
+      'item.quantity 10001',
+      { ...pixExample(), amount: 10001, items: [{ title: 'Curso', unitPrice: 1, quantity: 10001, tangible: false }] },
+      'items.0.quantity',
+    ],
+    [
+      'item.unitPrice 0',
+      {
+        ...pixExample(),
+        amount: 15000,
+        items: [
+          { title: 'a', unitPrice: 15000, quantity: 1, tangible: false },
+          { title: 'b', unitPrice: 0, quantity: 1, tangible: false },
+        ],
+      },
+      'items.1.unitPrice',
+    ],
     ['item.title empty', { ...pixExample(), items: [{ title: '', unitPrice: 15000, quantity: 1, tangible: false }] }, 'items.0.title'],
-    ['item.title 256 characters', { ...pixExample(), items: [{ title: 'x'.repeat(256), unitPrice: 15000, quantity: 1, tangible: false }] }, 'items.0.title'],
-    ['item.tangible a string', { ...pixExample(), items: [{ title: 'Curso', unitPrice: 15000, quantity: 1, tangible: 'false' }] }, 'items.0.tangible'],
+    [
+      'item.title 256 characters',
+      { ...pixExample(), items: [{ title: 'x'.repeat(256), unitPrice: 15000, quantity: 1, tangible: false }] },
+      'items.0.title',
+    ],
+    [
+      'item.tangible a string',
+      { ...pixExample(), items: [{ title: 'Curso', unitPrice: 15000, quantity: 1, tangible: 'false' }] },
+      'items.0.tangible',
+    ],
     ['tangible without shipping', { ...cardExample(), amount: 15000, shipping: undefined }, 'shipping'],
     ['shipping.zipCode 123', { ...cardExample(), shipping: { ...shippingExample(), zipCode: '123' } }, 'shipping.zipCode'],
     ['shipping.state lower case', { ...cardExample(), shipping: { ...shippingExample(), state: 'sp' } }, 'shipping.state'],
@@ -570,13 +673,18 @@ describe('POST /api/sales validation', () => {
         assert.equal(typeof d.message, 'string');
         assert.ok(d.message.length > 0, `${name}: a message on the detail of ${d.field}, got an empty one`);
       }
-      assert.deepEqual(answer.details.map((d: { field: string }) => d.field), [field], `${name}: ${res.body}`);
+      assert.deepEqual(
+        answer.details.map((d: { field: string }) => d.field),
+        [field],
+        `${name}: ${res.body}`,
+      );
     }
     assert.equal(await countTransactions(gw), before);
   });
 
   test('the same bodies without the broken part are accepted (the cases above break only their rule)', async () => {
-    for (const body of [pixExample(), cardExample(), debitExample(), boletoExample(), boletoExample({ dueDate: '2026-11-20' })]) await createOk(gw, seller, body);
+    for (const body of [pixExample(), cardExample(), debitExample(), boletoExample(), boletoExample({ dueDate: '2026-11-20' })])
+      await createOk(gw, seller, body);
     await createOk(gw, seller, withCard({ number: '378282246310005', cvv: '1234' }));
     await createOk(gw, seller, { ...pixExample(), amount: 10000, items: items(100) });
     await createOk(gw, seller, { ...pixExample(), unknownField: { anything: true } });
@@ -584,7 +692,8 @@ describe('POST /api/sales validation', () => {
 
   test('several violations at once are all reported', async () => {
     const res = await createSale(gw, seller, {
-      amount: '1', paymentMethod: 'CREDIT_CARD',
+      amount: '1',
+      paymentMethod: 'CREDIT_CARD',
       customer: { name: '', email: 'nope', document: '123', phone: 'abc' },
       items: [{ title: 'Camiseta', unitPrice: 0, quantity: 1, tangible: true }],
       installments: 13,
@@ -592,9 +701,24 @@ describe('POST /api/sales validation', () => {
       postbackUrl: 'ftp://x',
     });
     assert.equal(res.statusCode, 400);
-    const fields = res.json().details.map((d: { field: string }) => d.field).sort();
-    for (const field of ['amount', 'customer.name', 'customer.email', 'customer.document', 'customer.phone', 'items.0.unitPrice', 'shipping',
-      'installments', 'card.number', 'card.expirationYear', 'card.cvv', 'postbackUrl']) {
+    const fields = res
+      .json()
+      .details.map((d: { field: string }) => d.field)
+      .sort();
+    for (const field of [
+      'amount',
+      'customer.name',
+      'customer.email',
+      'customer.document',
+      'customer.phone',
+      'items.0.unitPrice',
+      'shipping',
+      'installments',
+      'card.number',
+      'card.expirationYear',
+      'card.cvv',
+      'postbackUrl',
+    ]) {
       assert.ok(fields.includes(field), `${field} missing from ${fields.join(', ')}`);
     }
   });
@@ -625,24 +749,50 @@ describe('POST /api/sales validation', () => {
     for (const [field, body] of bodies) {
       const res = await createSale(gw, seller, body);
       assert.equal(res.statusCode, 400, `${field}: ${res.body}`);
-      assert.ok(res.json().details.some((d: { field: string }) => d.field === field), `a detail naming ${field}, got ${res.body}`);
+      assert.ok(
+        res.json().details.some((d: { field: string }) => d.field === field),
+        `a detail naming ${field}, got ${res.body}`,
+      );
     }
     assert.equal(await countTransactions(gw), before);
   });
 
   test('a lone UTF-16 surrogate in a text field is a 400 naming it; a well-formed pair (emoji) is kept', async () => {
     const before = await countTransactions(gw);
-    for (const [field, text] of [['customer.name', 'Maria \\ud800 Silva'], ['items.0.title', 'Curso \\udfff'], ['customer.name', 'tail \\udbff']] as const) {
-      const body = JSON.stringify(field === 'customer.name' ? { ...pixExample(), customer: { name: 'PLACEHOLDER', email: 'maria@example.com' } }
-        : { ...pixExample(), items: [{ title: 'PLACEHOLDER', unitPrice: 15000, quantity: 1, tangible: false }] }).replace('PLACEHOLDER', text);
-      const res = await gw.app.inject({ method: 'POST', url: '/api/sales', headers: { ...seller.headers, 'content-type': 'application/json' }, payload: body });
+    for (const [field, text] of [
+      ['customer.name', 'Maria \\ud800 Silva'],
+      ['items.0.title', 'Curso \\udfff'],
+      ['customer.name', 'tail \\udbff'],
+    ] as const) {
+      const body = JSON.stringify(
+        field === 'customer.name'
+          ? { ...pixExample(), customer: { name: 'PLACEHOLDER', email: 'maria@example.com' } }
+          : { ...pixExample(), items: [{ title: 'PLACEHOLDER', unitPrice: 15000, quantity: 1, tangible: false }] },
+      ).replace('PLACEHOLDER', text);
+      const res = await gw.app.inject({
+        method: 'POST',
+        url: '/api/sales',
+        headers: { ...seller.headers, 'content-type': 'application/json' },
+        payload: body,
+      });
       assert.equal(res.statusCode, 400, `${text}: ${res.body}`);
-      assert.deepEqual(res.json().details.map((d: { field: string }) => d.field), [field]);
+      assert.deepEqual(
+        res.json().details.map((d: { field: string }) => d.field),
+        [field],
+      );
       assert.match(res.json().details[0].message, /well-formed Unicode/);
     }
     assert.equal(await countTransactions(gw), before);
-    const emoji = JSON.stringify({ ...pixExample(), customer: { name: 'PLACEHOLDER', email: 'maria@example.com' } }).replace('PLACEHOLDER', 'Maria \\ud83d\\ude00');
-    const ok = await gw.app.inject({ method: 'POST', url: '/api/sales', headers: { ...seller.headers, 'content-type': 'application/json' }, payload: emoji });
+    const emoji = JSON.stringify({ ...pixExample(), customer: { name: 'PLACEHOLDER', email: 'maria@example.com' } }).replace(
+      'PLACEHOLDER',
+      'Maria \\ud83d\\ude00',
+    );
+    const ok = await gw.app.inject({
+      method: 'POST',
+      url: '/api/sales',
+      headers: { ...seller.headers, 'content-type': 'application/json' },
+      payload: emoji,
+    });
     assert.equal(ok.statusCode, 201, ok.body);
     assert.equal(ok.json().sale.customer.name, 'Maria \u{1F600}');
   });
@@ -654,9 +804,22 @@ describe('POST /api/sales validation', () => {
     const deepText = `${'{"a":['.repeat(2500)}1${']}'.repeat(2500)}`;
     const deep = (depth: number, leaf: unknown): unknown => (depth === 0 ? leaf : depth % 2 ? [deep(depth - 1, leaf)] : { a: deep(depth - 1, leaf) });
     const junk = fc.oneof(
-      fc.constant(null), fc.boolean(), fc.double(), fc.integer({ min: -1e9, max: -1 }), fc.constant(-0.5), fc.constant(1e308),
-      fc.integer().map(String), fc.constant('15000'), fc.constant(huge), fc.string(), fc.string({ unit: 'grapheme', maxLength: 20 }),
-      fc.array(fc.anything(), { maxLength: 5 }), fc.object({ maxDepth: 3 }), fc.constant(deep(200, 1)), fc.constant([]), fc.constant({}),
+      fc.constant(null),
+      fc.boolean(),
+      fc.double(),
+      fc.integer({ min: -1e9, max: -1 }),
+      fc.constant(-0.5),
+      fc.constant(1e308),
+      fc.integer().map(String),
+      fc.constant('15000'),
+      fc.constant(huge),
+      fc.string(),
+      fc.string({ unit: 'grapheme', maxLength: 20 }),
+      fc.array(fc.anything(), { maxLength: 5 }),
+      fc.object({ maxDepth: 3 }),
+      fc.constant(deep(200, 1)),
+      fc.constant([]),
+      fc.constant({}),
     );
     // Paths of required values, each with what would still be acceptable there (the junk must break the rule).
     const base = pixExample();
@@ -684,13 +847,20 @@ describe('POST /api/sales validation', () => {
     };
     // What the server will see: JSON turns NaN into null, drops undefined, and -0 into 0.
     const asSent = (v: unknown): unknown => (v === undefined ? undefined : JSON.parse(JSON.stringify(v) ?? 'null'));
-    const mutated = fc.record({ path: fc.constantFrom(...Object.keys(stillValid)), value: junk.map(asSent), extra: fc.option(junk) })
+    const mutated = fc
+      .record({ path: fc.constantFrom(...Object.keys(stillValid)), value: junk.map(asSent), extra: fc.option(junk) })
       .filter(({ path, value }) => value !== undefined && !stillValid[path]!(value))
       .map(({ path, value, extra }) => JSON.stringify(extra === null ? setPath(base, path, value) : { ...setPath(base, path, value), extra }));
     const topLevel = fc.oneof(
-      fc.constant('null'), fc.constant('[]'), fc.constant('"a string"'), fc.constant('15000'), fc.constant('true'),
-      fc.array(fc.anything()).map((v) => JSON.stringify(v)), fc.string().map((s) => JSON.stringify(s)),
-      fc.object({ maxDepth: 4 }).map((o) => JSON.stringify(o)), fc.constant(JSON.stringify([pixExample()])),
+      fc.constant('null'),
+      fc.constant('[]'),
+      fc.constant('"a string"'),
+      fc.constant('15000'),
+      fc.constant('true'),
+      fc.array(fc.anything()).map((v) => JSON.stringify(v)),
+      fc.string().map((s) => JSON.stringify(s)),
+      fc.object({ maxDepth: 4 }).map((o) => JSON.stringify(o)),
+      fc.constant(JSON.stringify([pixExample()])),
       fc.constant(JSON.stringify({ ...pixExample(), customer: [pixExample().customer] })),
     );
     const broken = fc.string({ minLength: 1, maxLength: 40 }).map((s) => `{"amount": ${s}`);
@@ -699,18 +869,30 @@ describe('POST /api/sales validation', () => {
       ...fc.sample(topLevel, { seed: 7, numRuns: 80 }),
       ...fc.sample(broken, { seed: 11, numRuns: 30 }),
       JSON.stringify({ ...pixExample(), customer: { name: huge, email: 'maria@example.com' } }),
-      JSON.stringify({ ...pixExample(), items: Array.from({ length: 5000 }, () => ({ title: huge.slice(0, 100), unitPrice: 1, quantity: 1, tangible: false })) }),
-      JSON.stringify({ ...pixExample(), amount: 1e300 }), JSON.stringify({ ...pixExample(), amount: Number.MAX_SAFE_INTEGER + 2 }),
+      JSON.stringify({
+        ...pixExample(),
+        items: Array.from({ length: 5000 }, () => ({ title: huge.slice(0, 100), unitPrice: 1, quantity: 1, tangible: false })),
+      }),
+      JSON.stringify({ ...pixExample(), amount: 1e300 }),
+      JSON.stringify({ ...pixExample(), amount: Number.MAX_SAFE_INTEGER + 2 }),
       '{"__proto__": {"amount": 15000}, "constructor": {"prototype": {}}}',
-      deepText, `[${deepText}]`, JSON.stringify({ ...pixExample(), amount: 'x' }).replace('"x"', deepText),
+      deepText,
+      `[${deepText}]`,
+      JSON.stringify({ ...pixExample(), amount: 'x' }).replace('"x"', deepText),
       JSON.stringify({ ...pixExample(), customer: 'x' }).replace('"x"', deepText),
     ];
     assert.ok(bodies.length >= 400, `${bodies.length} bodies, expected 400 or more`);
     const failures: string[] = [];
     for (const payload of bodies) {
-      const res = await gw.app.inject({ method: 'POST', url: '/api/sales', headers: { ...seller.headers, 'content-type': 'application/json' }, payload });
+      const res = await gw.app.inject({
+        method: 'POST',
+        url: '/api/sales',
+        headers: { ...seller.headers, 'content-type': 'application/json' },
+        payload,
+      });
       if (![400, 413, 415].includes(res.statusCode)) failures.push(`${res.statusCode} for ${payload.slice(0, 200)}: ${res.body.slice(0, 200)}`);
-      else if (res.statusCode === 400 && res.json().errorType !== undefined && res.json().errorType !== 'VALIDATION_ERROR') failures.push(`errorType ${res.body.slice(0, 200)}`);
+      else if (res.statusCode === 400 && res.json().errorType !== undefined && res.json().errorType !== 'VALIDATION_ERROR')
+        failures.push(`errorType ${res.body.slice(0, 200)}`);
     }
     assert.deepEqual(failures, []);
     assert.equal(await countTransactions(gw), before);
@@ -721,36 +903,69 @@ describe('card data is never kept or logged', () => {
   let gw: Gateway;
   const logs: string[] = [];
   before(async () => {
-    const logStream = new Writable({ write(chunk, _enc, done) { logs.push(String(chunk)); done(); } });
+    const logStream = new Writable({
+      write(chunk, _enc, done) {
+        logs.push(String(chunk));
+        done();
+      },
+    });
     gw = await startGateway({ clock: { now: () => START }, env: { LOG_LEVEL: 'debug' }, logStream });
   });
-  after(async () => { await gw.close(); });
+  after(async () => {
+    await gw.close();
+  });
 
   test('only brand, last four and a 64-hex fingerprint; never the PAN or the CVV, in any table or log line', async () => {
     const seller = await gw.createSeller();
     const visa = await createOk(gw, seller, cardExample('4111111111111111', '123'));
-    const master = await createOk(gw, seller, { ...debitExample(), card: { ...(debitExample().card as Json), number: '5555555555554444', cvv: '987' } });
+    const master = await createOk(gw, seller, {
+      ...debitExample(),
+      card: { ...(debitExample().card as Json), number: '5555555555554444', cvv: '987' },
+    });
     const visaAgain = await createOk(gw, seller, { ...cardExample('4111111111111111', '456'), installments: 1 });
     // with an Idempotency-Key (the stored answer and hash must not hold the card either), and a refused one
     const keyed = await createSale(gw, seller, cardExample('5555555555554444', '987'), { 'idempotency-key': 'card-key-1' });
     assert.equal(keyed.statusCode, 201);
-    const refused = await createSale(gw, seller, { ...cardExample('4111111111111111', '987'), card: { ...(cardExample().card as Json), cvv: '9876' } }, { 'idempotency-key': 'card-key-2' });
+    const refused = await createSale(
+      gw,
+      seller,
+      { ...cardExample('4111111111111111', '987'), card: { ...(cardExample().card as Json), cvv: '9876' } },
+      { 'idempotency-key': 'card-key-2' },
+    );
     assert.equal(refused.statusCode, 400);
-    for (const res of [keyed, refused]) assert.ok(!res.body.includes('4111111111111111') && !res.body.includes('5555555555554444') && !res.body.includes('"cvv"'), `no card number or CVV in the answer, got ${res.body.slice(0, 300)}`);
+    for (const res of [keyed, refused])
+      assert.ok(
+        !res.body.includes('4111111111111111') && !res.body.includes('5555555555554444') && !res.body.includes('"cvv"'),
+        `no card number or CVV in the answer, got ${res.body.slice(0, 300)}`,
+      );
     // admin move, so the autopilot/operator paths log too
-    await gw.app.inject({ method: 'POST', url: `/admin/transactions/${visa.id}/events`, headers: adminHeaders, payload: { event: 'SENT_TO_PROCESSOR' } });
+    await gw.app.inject({
+      method: 'POST',
+      url: `/admin/transactions/${visa.id}/events`,
+      headers: adminHeaders,
+      payload: { event: 'SENT_TO_PROCESSOR' },
+    });
     await readTransaction(gw, seller, master.id);
 
-    const tables = (await gw.ctx.db.query<{ table_name: string }>(
-      "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'")).rows.map((r) => r.table_name);
-    assert.ok(tables.includes('transactions') && tables.includes('idempotency_keys'), `the dump covers transactions and idempotency_keys: ${tables.join(', ')}`);
+    const tables = (
+      await gw.ctx.db.query<{ table_name: string }>(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'",
+      )
+    ).rows.map((r) => r.table_name);
+    assert.ok(
+      tables.includes('transactions') && tables.includes('idempotency_keys'),
+      `the dump covers transactions and idempotency_keys: ${tables.join(', ')}`,
+    );
     const dump: string[] = [];
     for (const table of tables) {
       assert.match(table, /^[a-z_][a-z0-9_]*$/);
       const rows = await gw.ctx.db.query<{ t: string }>(`SELECT t::text AS t FROM "${table}" t`);
       dump.push(...rows.rows.map((r) => `${table}: ${r.t}`));
     }
-    assert.ok(dump.some((line) => line.startsWith('transactions:')), `the dump holds the transactions (${dump.length} rows)`);
+    assert.ok(
+      dump.some((line) => line.startsWith('transactions:')),
+      `the dump holds the transactions (${dump.length} rows)`,
+    );
     for (const line of dump) {
       for (const pan of ['4111111111111111', '5555555555554444']) assert.ok(!line.includes(pan), `PAN stored: ${line.slice(0, 300)}`);
       assert.ok(!/"cvv"/i.test(line), `CVV stored: ${line.slice(0, 300)}`);
@@ -764,7 +979,10 @@ describe('card data is never kept or logged', () => {
       return [createHash('sha256').update(text).digest('hex'), createHash('sha256').update(text).digest('base64')];
     };
     const searchable = dump.join('\n');
-    assert.ok(digests('987').every((d) => d.length > 40), 'the search has something to find');
+    assert.ok(
+      digests('987').every((d) => d.length > 40),
+      'the search has something to find',
+    );
     for (let cvv = 0; cvv < 1000; cvv++) {
       for (const d of digests(String(cvv).padStart(3, '0'))) assert.ok(!searchable.includes(d), `a plain digest of the body (CVV ${cvv}) is stored`);
     }
@@ -775,9 +993,12 @@ describe('card data is never kept or logged', () => {
     assert.ok(!/"cvv"\s*:\s*"(?!\[redacted\])/.test(log), 'CVV value in the logs');
     for (const cvv of ['"123"', '"987"', '"456"', '"9876"']) assert.ok(!log.includes(`"cvv":${cvv}`), `CVV ${cvv} in the logs`);
 
-    const rows = (await gw.ctx.db.query<{ id: number; card_brand: string; card_last_four: string; card_fingerprint: string }>(
-      'SELECT id, card_brand, card_last_four, card_fingerprint FROM transactions WHERE id = ANY($1::bigint[]) ORDER BY id',
-      [[visa.id, master.id, visaAgain.id, keyed.json().sale.id]])).rows;
+    const rows = (
+      await gw.ctx.db.query<{ id: number; card_brand: string; card_last_four: string; card_fingerprint: string }>(
+        'SELECT id, card_brand, card_last_four, card_fingerprint FROM transactions WHERE id = ANY($1::bigint[]) ORDER BY id',
+        [[visa.id, master.id, visaAgain.id, keyed.json().sale.id]],
+      )
+    ).rows;
     const byId = new Map(rows.map((r) => [Number(r.id), r]));
     const [v, m, v2, m2] = [byId.get(visa.id)!, byId.get(master.id)!, byId.get(visaAgain.id)!, byId.get(keyed.json().sale.id)!];
     assert.deepEqual([v.card_brand, v.card_last_four], ['VISA', '1111']);

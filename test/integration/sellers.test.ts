@@ -1,12 +1,16 @@
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { adminHeaders, startGateway, type Gateway } from '../helpers/gateway.ts';
+import { after, before, describe, test } from 'node:test';
 import { onPostgres } from '../helpers/databases.ts';
+import { adminHeaders, type Gateway, startGateway } from '../helpers/gateway.ts';
 
 describe('sellers, keys and the balance endpoint', () => {
   let gw: Gateway;
-  before(async () => { gw = await startGateway(); });
-  after(async () => { await gw.close(); });
+  before(async () => {
+    gw = await startGateway();
+  });
+  after(async () => {
+    await gw.close();
+  });
 
   test('a new seller reads zero balances with its keys', async () => {
     const seller = await gw.createSeller();
@@ -16,7 +20,12 @@ describe('sellers, keys and the balance endpoint', () => {
   });
 
   test('seller creation answers 201 with keys shown once and stores only a digest', async () => {
-    const res = await gw.app.inject({ method: 'POST', url: '/admin/sellers', headers: adminHeaders, payload: { name: 'Loja', email: 'a@b.co', document: '529.982.247-25' } });
+    const res = await gw.app.inject({
+      method: 'POST',
+      url: '/admin/sellers',
+      headers: adminHeaders,
+      payload: { name: 'Loja', email: 'a@b.co', document: '529.982.247-25' },
+    });
     assert.equal(res.statusCode, 201);
     const s = res.json();
     assert.equal(typeof s.id, 'number');
@@ -26,7 +35,9 @@ describe('sellers, keys and the balance endpoint', () => {
     assert.equal(s.apiWithdrawalEnabled, true);
     assert.equal(s.transferAllowed, true);
     assert.match(s.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-    const rows = await gw.ctx.db.query<{ d: string }>("SELECT encode(private_key_digest, 'hex') AS d FROM api_keys WHERE public_key = $1", [s.publicKey]);
+    const rows = await gw.ctx.db.query<{ d: string }>("SELECT encode(private_key_digest, 'hex') AS d FROM api_keys WHERE public_key = $1", [
+      s.publicKey,
+    ]);
     assert.equal(rows.rows[0]!.d.length, 64);
     const dump = await gw.ctx.db.query<{ t: string }>('SELECT row_to_json(k)::text AS t FROM api_keys k');
     assert.ok(!dump.rows.some((r) => r.t.includes(s.privateKey)), 'plain private key must not be stored');
@@ -43,17 +54,33 @@ describe('sellers, keys and the balance endpoint', () => {
     assert.equal(body.errorType, 'VALIDATION_ERROR');
     const fields = body.details.map((d: { field: string }) => d.field).sort();
     assert.deepEqual(fields, ['email', 'name']);
-    const bad = await gw.app.inject({ method: 'POST', url: '/admin/sellers', headers: adminHeaders, payload: { name: 'x', email: 'a@b.co', document: '11111111111' } });
+    const bad = await gw.app.inject({
+      method: 'POST',
+      url: '/admin/sellers',
+      headers: adminHeaders,
+      payload: { name: 'x', email: 'a@b.co', document: '11111111111' },
+    });
     assert.equal(bad.statusCode, 400);
     assert.equal(bad.json().details[0].field, 'document');
     const typed = await gw.app.inject({ method: 'POST', url: '/admin/sellers', headers: adminHeaders, payload: { name: 42, email: ['a@b.co'] } });
     assert.equal(typed.statusCode, 400);
-    assert.deepEqual(typed.json().details.map((d: { field: string }) => d.field).sort(), ['email', 'name']);
+    assert.deepEqual(
+      typed
+        .json()
+        .details.map((d: { field: string }) => d.field)
+        .sort(),
+      ['email', 'name'],
+    );
   });
 
   test('PATCH changes settings; unknown seller is 404; bad id is 400', async () => {
     const seller = await gw.createSeller();
-    const res = await gw.app.inject({ method: 'PATCH', url: `/admin/sellers/${seller.id}`, headers: adminHeaders, payload: { apiWithdrawalEnabled: false, transferAllowed: false } });
+    const res = await gw.app.inject({
+      method: 'PATCH',
+      url: `/admin/sellers/${seller.id}`,
+      headers: adminHeaders,
+      payload: { apiWithdrawalEnabled: false, transferAllowed: false },
+    });
     assert.equal(res.statusCode, 200);
     assert.equal(res.json().apiWithdrawalEnabled, false);
     assert.equal(res.json().transferAllowed, false);
@@ -65,7 +92,12 @@ describe('sellers, keys and the balance endpoint', () => {
       assert.equal(bad.statusCode, 400, id);
       assert.equal(bad.json().error, 'Bad Request');
     }
-    const wrongType = await gw.app.inject({ method: 'PATCH', url: `/admin/sellers/${seller.id}`, headers: adminHeaders, payload: { apiWithdrawalEnabled: 'false' } });
+    const wrongType = await gw.app.inject({
+      method: 'PATCH',
+      url: `/admin/sellers/${seller.id}`,
+      headers: adminHeaders,
+      payload: { apiWithdrawalEnabled: 'false' },
+    });
     assert.equal(wrongType.statusCode, 400);
     assert.equal(wrongType.json().details[0].field, 'apiWithdrawalEnabled');
   });
@@ -86,10 +118,14 @@ describe('sellers, keys and the balance endpoint', () => {
     assert.equal(again.statusCode, 404);
   });
 
-  test('one seller\'s private key does not open another seller\'s public key', async () => {
+  test("one seller's private key does not open another seller's public key", async () => {
     const a = await gw.createSeller();
     const b = await gw.createSeller();
-    const res = await gw.app.inject({ method: 'GET', url: '/api/public/balance', headers: { 'x-api-public-key': a.publicKey, 'x-api-private-key': b.privateKey } });
+    const res = await gw.app.inject({
+      method: 'GET',
+      url: '/api/public/balance',
+      headers: { 'x-api-public-key': a.publicKey, 'x-api-private-key': b.privateKey },
+    });
     assert.equal(res.statusCode, 401);
   });
 

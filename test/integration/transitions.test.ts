@@ -1,25 +1,46 @@
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { adminHeaders, startGateway, type Gateway, type SellerKeys } from '../helpers/gateway.ts';
-import { onPostgres } from '../helpers/databases.ts';
-import { CARDS, EVENT_TABLE, EVENTS, saleOf, type EventRule, type Json, type Method, type SaleOptions, type Status } from '../helpers/fixtures.ts';
-import { openDb } from '../../src/db/open.ts';
+import { after, before, describe, test } from 'node:test';
 import type { Db } from '../../src/db/db.ts';
-import { moveTransaction } from '../../src/transactions/transitions.ts';
+import { openDb } from '../../src/db/open.ts';
 import { cardAutopilotJob, expiryJob } from '../../src/transactions/jobs.ts';
+import { moveTransaction } from '../../src/transactions/transitions.ts';
+import { onPostgres } from '../helpers/databases.ts';
+import { CARDS, EVENT_TABLE, EVENTS, type EventRule, type Json, type Method, type SaleOptions, type Status, saleOf } from '../helpers/fixtures.ts';
+import { adminHeaders, type Gateway, type SellerKeys, startGateway } from '../helpers/gateway.ts';
 
 /** CONTRACT §6 (test/helpers/fixtures.ts), indexed by the plain strings the paths below are written in. */
 const TABLE: Readonly<Record<string, EventRule>> = EVENT_TABLE;
 
 const TRANSACTION_KEYS = [
-  'id', 'status', 'amount', 'netAmount', 'systemFee', 'reserveAmount', 'paymentMethod', 'date', 'completedAt', 'customer', 'items',
-  'pixKey', 'cardLastFour', 'cardBrand', 'boletoCode', 'externalTransactionId', 'installments', 'shipping',
+  'id',
+  'status',
+  'amount',
+  'netAmount',
+  'systemFee',
+  'reserveAmount',
+  'paymentMethod',
+  'date',
+  'completedAt',
+  'customer',
+  'items',
+  'pixKey',
+  'cardLastFour',
+  'cardBrand',
+  'boletoCode',
+  'externalTransactionId',
+  'installments',
+  'shipping',
 ].sort();
 
-async function newSale(gw: Gateway, seller: SellerKeys, method: Method, options?: Pick<SaleOptions, 'cardNumber' | 'pix' | 'dueDate'>): Promise<number> {
+async function newSale(
+  gw: Gateway,
+  seller: SellerKeys,
+  method: Method,
+  options?: Pick<SaleOptions, 'cardNumber' | 'pix' | 'dueDate'>,
+): Promise<number> {
   const res = await gw.app.inject({ method: 'POST', url: '/api/sales', headers: seller.headers, payload: saleOf(method, options) });
   assert.equal(res.statusCode, 201, res.body);
   return res.json().sale.id;
@@ -28,13 +49,22 @@ async function newSale(gw: Gateway, seller: SellerKeys, method: Method, options?
 const postEvent = (gw: Gateway, id: number | string, event: unknown) =>
   gw.app.inject({ method: 'POST', url: `/admin/transactions/${id}/events`, headers: adminHeaders, payload: { event } });
 
-interface RowState { status: string; last_event: string | null; updated_at: string; completed_at: string | null; events: number }
+interface RowState {
+  status: string;
+  last_event: string | null;
+  updated_at: string;
+  completed_at: string | null;
+  events: number;
+}
 
 async function rowState(gw: Gateway, id: number): Promise<RowState> {
-  const r = await gw.ctx.db.query<RowState>(`
+  const r = await gw.ctx.db.query<RowState>(
+    `
     SELECT status, last_event, updated_at::text AS updated_at, completed_at::text AS completed_at,
       (SELECT count(*)::int FROM transaction_events e WHERE e.transaction_id = t.id) AS events
-    FROM transactions t WHERE id = $1`, [id]);
+    FROM transactions t WHERE id = $1`,
+    [id],
+  );
   return r.rows[0]!;
 }
 
@@ -57,7 +87,9 @@ async function sharedGateway(now: () => Date): Promise<Gateway> {
   shared ??= await startGateway({ clock: { now: () => sharedClock() } });
   return shared;
 }
-after(async () => { await shared?.close(); });
+after(async () => {
+  await shared?.close();
+});
 
 // ---------- sandbox card autopilot ----------
 
@@ -100,12 +132,20 @@ describe('sandbox card autopilot with an injected clock', () => {
     assert.deepEqual(await statuses(), Array(sales.length).fill('EM_PROCESSAMENTO'));
     current = new Date(t0.getTime() + 800);
     await cardAutopilotJob.run(gw.ctx);
-    assert.deepEqual(await statuses(), sales.map(([, outcome]) => outcome));
+    assert.deepEqual(
+      await statuses(),
+      sales.map(([, outcome]) => outcome),
+    );
     current = new Date(t0.getTime() + 5000);
     assert.equal(await cardAutopilotJob.run(gw.ctx), 0, 'FALHA, PAGO and RECUSADO are left alone');
-    assert.deepEqual(await statuses(), sales.map(([, outcome]) => outcome));
+    assert.deepEqual(
+      await statuses(),
+      sales.map(([, outcome]) => outcome),
+    );
     for (const [id, , event] of sales) {
-      const history = (await gw.ctx.db.query<{ event: string }>('SELECT event FROM transaction_events WHERE transaction_id = $1 ORDER BY id', [id])).rows.map((r) => r.event);
+      const history = (
+        await gw.ctx.db.query<{ event: string }>('SELECT event FROM transaction_events WHERE transaction_id = $1 ORDER BY id', [id])
+      ).rows.map((r) => r.event);
       assert.deepEqual(history, ['SENT_TO_PROCESSOR', event]);
     }
     const paid = (await gw.app.inject({ method: 'GET', url: `/api/transactions/${sales[0]![0]}`, headers: seller.headers })).json();
@@ -134,7 +174,10 @@ describe('transaction state machine via POST /admin/transactions/{id}/events', (
   let gw: Gateway;
   let seller: SellerKeys;
   let current = new Date('2026-11-21T12:00:00.000Z');
-  const tick = () => { current = new Date(current.getTime() + 1000); return current; };
+  const tick = () => {
+    current = new Date(current.getTime() + 1000);
+    return current;
+  };
   before(async () => {
     gw = await sharedGateway(() => current);
     seller = await gw.createSeller();
@@ -165,8 +208,12 @@ describe('transaction state machine via POST /admin/transactions/{id}/events', (
       const after = await rowState(gw, id);
       assert.equal(after.events, before.events + 1);
       assert.equal(after.last_event, event);
-      const logged = (await gw.ctx.db.query<{ event: string; from_status: string; to_status: string }>(
-        'SELECT event, from_status, to_status FROM transaction_events WHERE transaction_id = $1 ORDER BY id DESC LIMIT 1', [id])).rows[0]!;
+      const logged = (
+        await gw.ctx.db.query<{ event: string; from_status: string; to_status: string }>(
+          'SELECT event, from_status, to_status FROM transaction_events WHERE transaction_id = $1 ORDER BY id DESC LIMIT 1',
+          [id],
+        )
+      ).rows[0]!;
       assert.deepEqual(logged, { event, from_status: before.status, to_status: rule.to });
     }
     return id;
@@ -195,7 +242,9 @@ describe('transaction state machine via POST /admin/transactions/{id}/events', (
   ];
 
   for (const [method, events] of legalPaths) {
-    test(`legal: ${method} ${events.join(' → ')}`, async () => { await drive(method, events); });
+    test(`legal: ${method} ${events.join(' → ')}`, async () => {
+      await drive(method, events);
+    });
   }
 
   test('completedAt is set at the first PAGO and kept through MED, MED_WON and the refund', async () => {
@@ -305,7 +354,10 @@ describe('transaction state machine via POST /admin/transactions/{id}/events', (
     for (const [method, path] of cases) {
       const id = await newSale(gw, seller, method);
       let answer: Json = {};
-      for (const e of path) { tick(); answer = (await postEvent(gw, id, e)).json(); }
+      for (const e of path) {
+        tick();
+        answer = (await postEvent(gw, id, e)).json();
+      }
       const before = await rowState(gw, id);
       for (let i = 0; i < 3; i++) {
         tick();
@@ -334,7 +386,12 @@ describe('transaction state machine via POST /admin/transactions/{id}/events', (
     for (const bad of ['abc', '0', '-1', '1.5']) assert.equal((await postEvent(gw, bad, 'PAYMENT_CONFIRMED')).statusCode, 400, bad);
     const noToken = await gw.app.inject({ method: 'POST', url: `/admin/transactions/${id}/events`, payload: { event: 'PAYMENT_CONFIRMED' } });
     assert.equal(noToken.statusCode, 401);
-    const sellerKeys = await gw.app.inject({ method: 'POST', url: `/admin/transactions/${id}/events`, headers: seller.headers, payload: { event: 'PAYMENT_CONFIRMED' } });
+    const sellerKeys = await gw.app.inject({
+      method: 'POST',
+      url: `/admin/transactions/${id}/events`,
+      headers: seller.headers,
+      payload: { event: 'PAYMENT_CONFIRMED' },
+    });
     assert.equal(sellerKeys.statusCode, 401);
     assert.deepEqual(await rowState(gw, id), before);
   });
@@ -352,8 +409,10 @@ describe('seller refund and cancel', () => {
     other = await gw.createSeller({ name: 'Outra', email: 'outra@example.com' });
   });
 
-  const refund = (who: SellerKeys, id: number | string) => gw.app.inject({ method: 'POST', url: `/api/transactions/${id}/refund`, headers: who.headers });
-  const cancel = (who: SellerKeys, id: number | string) => gw.app.inject({ method: 'POST', url: `/api/transactions/${id}/cancel`, headers: who.headers });
+  const refund = (who: SellerKeys, id: number | string) =>
+    gw.app.inject({ method: 'POST', url: `/api/transactions/${id}/refund`, headers: who.headers });
+  const cancel = (who: SellerKeys, id: number | string) =>
+    gw.app.inject({ method: 'POST', url: `/api/transactions/${id}/cancel`, headers: who.headers });
 
   async function saleIn(method: Method, events: string[]): Promise<number> {
     const id = await newSale(gw, seller, method);
@@ -362,7 +421,11 @@ describe('seller refund and cancel', () => {
   }
 
   test('refund: PAGO → ESTORNADO (200, read shape); any other status 409 and unchanged', async () => {
-    for (const [method, path] of [['PIX', ['PAYMENT_CONFIRMED']], ['CREDIT_CARD', ['SENT_TO_PROCESSOR', 'APPROVED']], ['BOLETO', ['PAYMENT_CONFIRMED']]] as [Method, string[]][]) {
+    for (const [method, path] of [
+      ['PIX', ['PAYMENT_CONFIRMED']],
+      ['CREDIT_CARD', ['SENT_TO_PROCESSOR', 'APPROVED']],
+      ['BOLETO', ['PAYMENT_CONFIRMED']],
+    ] as [Method, string[]][]) {
       const id = await saleIn(method, path);
       const res = await refund(seller, id);
       assert.equal(res.statusCode, 200, res.body);
@@ -371,8 +434,12 @@ describe('seller refund and cancel', () => {
       assert.equal((await rowState(gw, id)).last_event, 'REFUNDED');
     }
     const notPaid: [Method, string[]][] = [
-      ['PIX', []], ['PIX', ['PAYMENT_CONFIRMED', 'MED_OPENED']], ['PIX', ['CANCELLED']], ['PIX', ['PROCESSING_ERROR']],
-      ['CREDIT_CARD', ['SENT_TO_PROCESSOR']], ['CREDIT_CARD', ['SENT_TO_PROCESSOR', 'DECLINED']],
+      ['PIX', []],
+      ['PIX', ['PAYMENT_CONFIRMED', 'MED_OPENED']],
+      ['PIX', ['CANCELLED']],
+      ['PIX', ['PROCESSING_ERROR']],
+      ['CREDIT_CARD', ['SENT_TO_PROCESSOR']],
+      ['CREDIT_CARD', ['SENT_TO_PROCESSOR', 'DECLINED']],
       ['CREDIT_CARD', ['SENT_TO_PROCESSOR', 'APPROVED', 'CHARGEBACK_OPENED']],
     ];
     for (const [method, path] of notPaid) {
@@ -386,7 +453,13 @@ describe('seller refund and cancel', () => {
   });
 
   test('cancel: PENDENTE or FALHA → CANCELADO; other statuses 409 and unchanged', async () => {
-    for (const [method, path] of [['PIX', []], ['BOLETO', []], ['DEBIT_CARD', []], ['PIX', ['PROCESSING_ERROR']], ['CREDIT_CARD', ['SENT_TO_PROCESSOR', 'PROCESSING_ERROR']]] as [Method, string[]][]) {
+    for (const [method, path] of [
+      ['PIX', []],
+      ['BOLETO', []],
+      ['DEBIT_CARD', []],
+      ['PIX', ['PROCESSING_ERROR']],
+      ['CREDIT_CARD', ['SENT_TO_PROCESSOR', 'PROCESSING_ERROR']],
+    ] as [Method, string[]][]) {
       const id = await saleIn(method, path);
       const res = await cancel(seller, id);
       assert.equal(res.statusCode, 200, res.body);
@@ -394,8 +467,12 @@ describe('seller refund and cancel', () => {
       assert.equal(res.json().completedAt, null);
     }
     const notCancellable: [Method, string[]][] = [
-      ['PIX', ['PAYMENT_CONFIRMED']], ['PIX', ['EXPIRED']], ['PIX', ['PAYMENT_CONFIRMED', 'REFUNDED']],
-      ['CREDIT_CARD', ['SENT_TO_PROCESSOR']], ['CREDIT_CARD', ['SENT_TO_PROCESSOR', 'DECLINED']], ['BOLETO', ['PAYMENT_CONFIRMED']],
+      ['PIX', ['PAYMENT_CONFIRMED']],
+      ['PIX', ['EXPIRED']],
+      ['PIX', ['PAYMENT_CONFIRMED', 'REFUNDED']],
+      ['CREDIT_CARD', ['SENT_TO_PROCESSOR']],
+      ['CREDIT_CARD', ['SENT_TO_PROCESSOR', 'DECLINED']],
+      ['BOLETO', ['PAYMENT_CONFIRMED']],
     ];
     for (const [method, path] of notCancellable) {
       const id = await saleIn(method, path);
@@ -407,7 +484,7 @@ describe('seller refund and cancel', () => {
     }
   });
 
-  test('another seller\'s sale is 403 and untouched; unknown 404; bad id 400; no keys 401', async () => {
+  test("another seller's sale is 403 and untouched; unknown 404; bad id 400; no keys 401", async () => {
     const paid = await saleIn('PIX', ['PAYMENT_CONFIRMED']);
     const pending = await saleIn('PIX', []);
     const [paidBefore, pendingBefore] = [await rowState(gw, paid), await rowState(gw, pending)];
@@ -459,10 +536,25 @@ describe('concurrent events on one transaction', () => {
     const id = await newSale(gw, seller, 'PIX');
     const apps = [gw.app];
     if (onPostgres) for (let i = 0; i < 3; i++) apps.push((await gw.peer()).app);
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) =>
-      apps[i % apps.length]!.inject({ method: 'POST', url: `/admin/transactions/${id}/events`, headers: adminHeaders, payload: { event: 'PAYMENT_CONFIRMED' } })));
-    assert.deepEqual(answers.map((a) => a.statusCode), Array(20).fill(200));
-    assert.deepEqual(answers.map((a) => a.json().status), Array(20).fill('PAGO'), 'every answer shows the sale PAGO');
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        apps[i % apps.length]!.inject({
+          method: 'POST',
+          url: `/admin/transactions/${id}/events`,
+          headers: adminHeaders,
+          payload: { event: 'PAYMENT_CONFIRMED' },
+        }),
+      ),
+    );
+    assert.deepEqual(
+      answers.map((a) => a.statusCode),
+      Array(20).fill(200),
+    );
+    assert.deepEqual(
+      answers.map((a) => a.json().status),
+      Array(20).fill('PAGO'),
+      'every answer shows the sale PAGO',
+    );
     const completed = new Set(answers.map((a) => a.json().completedAt));
     assert.equal(completed.size, 1, 'every answer shows the one payment');
     assert.equal((await rowState(gw, id)).events, 1);
@@ -474,13 +566,18 @@ describe('concurrent events on one transaction', () => {
     for (let round = 0; round < 5; round++) {
       const id = await newSale(gw, seller, 'PIX');
       const events = Array.from({ length: 10 }, (_, i) => (i % 2 ? 'CANCELLED' : 'PAYMENT_CONFIRMED'));
-      const answers = await Promise.all(events.map((event, i) =>
-        apps[i % apps.length]!.inject({ method: 'POST', url: `/admin/transactions/${id}/events`, headers: adminHeaders, payload: { event } })));
+      const answers = await Promise.all(
+        events.map((event, i) =>
+          apps[i % apps.length]!.inject({ method: 'POST', url: `/admin/transactions/${id}/events`, headers: adminHeaders, payload: { event } }),
+        ),
+      );
       const state = await rowState(gw, id);
       assert.equal(state.events, 1);
       const winner = state.last_event!;
       assert.equal(state.status, winner === 'CANCELLED' ? 'CANCELADO' : 'PAGO');
-      events.forEach((event, i) => assert.equal(answers[i]!.statusCode, event === winner ? 200 : 409, `${event} (winner ${winner})`));
+      events.forEach((event, i) => {
+        assert.equal(answers[i]!.statusCode, event === winner ? 200 : 409, `${event} (winner ${winner})`);
+      });
     }
   });
 });

@@ -1,8 +1,8 @@
-import { after, before, describe, it, mock } from 'node:test';
 import assert from 'node:assert/strict';
 import dns, { type LookupAddress } from 'node:dns';
 import dnsPromises from 'node:dns/promises';
 import { syncBuiltinESMExports } from 'node:module';
+import { after, before, describe, it, mock } from 'node:test';
 import { isPrivateAddress, literalPrivateTarget, privateTargetReason, publicOnlyLookup } from '../../src/notifications/address-guard.ts';
 
 // No test may reach a resolver: literal and loopback-name targets must be decided without one, and
@@ -79,7 +79,7 @@ const accepted: { host: string; raw: string[] }[] = [
 ];
 
 describe('isPrivateAddress', () => {
-  for (const { host, raw } of refused) {
+  for (const { raw } of refused) {
     it(`refuses ${raw.join(', ')}`, () => {
       for (const address of raw) assert.equal(isPrivateAddress(address), true, address);
     });
@@ -93,8 +93,20 @@ describe('isPrivateAddress', () => {
 
   it('refuses what is not an IP address, and dotted IPv6 tails that inet_pton would not read', () => {
     // ipaddr alone reads "::ffff:0177.0.0.1" as ::ffff:177.0.0.1 (public) and accepts hex there.
-    for (const s of ['', 'localhost', 'example.com', '8.8.8.8.', ' 8.8.8.8', '08.0.0.1', '4294967296', '1::2::3',
-      '::ffff:0177.0.0.1', '::ffff:0x8.8.8.8', '::0x7f.0.0.1', '[::1]']) {
+    for (const s of [
+      '',
+      'localhost',
+      'example.com',
+      '8.8.8.8.',
+      ' 8.8.8.8',
+      '08.0.0.1',
+      '4294967296',
+      '1::2::3',
+      '::ffff:0177.0.0.1',
+      '::ffff:0x8.8.8.8',
+      '::0x7f.0.0.1',
+      '[::1]',
+    ]) {
       assert.equal(isPrivateAddress(s), true, JSON.stringify(s));
     }
   });
@@ -123,17 +135,24 @@ describe('URLs', () => {
   }
 
   it('does not take names that merely contain "localhost" for loopback names', () => {
-    for (const name of ['localhost.example.com', 'mylocalhost', 'localhost-1']) assert.equal(literalPrivateTarget(new URL(`http://${name}/`)), false, name);
+    for (const name of ['localhost.example.com', 'mylocalhost', 'localhost-1'])
+      assert.equal(literalPrivateTarget(new URL(`http://${name}/`)), false, name);
   });
 });
 
 describe('publicOnlyLookup', () => {
-  const run = (options: object) => new Promise<{ err: NodeJS.ErrnoException | null; address: unknown; family?: number }>((resolve) => {
-    publicOnlyLookup('hooks.example.com', options, (err, address, family) => resolve({ err, address, family }));
-  });
+  const run = (options: object) =>
+    new Promise<{ err: NodeJS.ErrnoException | null; address: unknown; family?: number }>((resolve) => {
+      publicOnlyLookup('hooks.example.com', options, (err, address, family) => resolve({ err, address, family }));
+    });
 
   it('refuses when any answer is private, including the "::a.b.c.d" form inet_ntop gives IPv4-compatible addresses', async () => {
-    for (const bad of [{ address: '::127.0.0.1', family: 6 }, { address: '::ffff:10.0.0.1', family: 6 }, { address: '64:ff9b::a9fe:a9fe', family: 6 }, { address: '127.0.0.1', family: 4 }]) {
+    for (const bad of [
+      { address: '::127.0.0.1', family: 6 },
+      { address: '::ffff:10.0.0.1', family: 6 },
+      { address: '64:ff9b::a9fe:a9fe', family: 6 },
+      { address: '127.0.0.1', family: 4 },
+    ]) {
       answers = [{ address: '8.8.8.8', family: 4 }, bad];
       const { err, address } = await run({});
       assert.equal(err?.code, 'EPRIVATE', bad.address);
@@ -143,7 +162,10 @@ describe('publicOnlyLookup', () => {
   });
 
   it('passes public answers through, as a list or as the first address', async () => {
-    answers = [{ address: '2606:4700:4700::1111', family: 6 }, { address: '8.8.8.8', family: 4 }];
+    answers = [
+      { address: '2606:4700:4700::1111', family: 6 },
+      { address: '8.8.8.8', family: 4 },
+    ];
     assert.deepEqual(await run({ all: true }), { err: null, address: answers, family: undefined });
     assert.deepEqual(await run({}), { err: null, address: '2606:4700:4700::1111', family: 6 });
   });

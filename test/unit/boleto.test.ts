@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import * as bu from '@brazilian-utils/brazilian-utils';
 import * as vbr from 'validation-br';
 import {
@@ -132,23 +132,33 @@ test('wrong check digits, lengths and characters are refused', () => {
   for (const i of [9, 20, 31, 32]) assert.equal(isValidDigitableLine(flip(i)), false, `DV at ${i + 1}`);
   assert.equal(isValidDigitableLine(flip(0)), false);
   assert.equal(isValidDigitableLine(line.slice(1)), false);
-  assert.equal(isValidDigitableLine(line + '0'), false);
-  assert.equal(isValidDigitableLine(line.slice(0, 46) + 'x'), false);
+  assert.equal(isValidDigitableLine(`${line}0`), false);
+  assert.equal(isValidDigitableLine(`${line.slice(0, 46)}x`), false);
   assert.equal(isValidDigitableLine(ITAU.barcode), false, 'a barcode is not a linha');
   assert.equal(isValidDigitableLine(''), false);
   assert.equal(isValidDigitableLine(42 as unknown as string), false);
   // A general DV of 0 never occurs: FEBRABAN maps it to 1.
-  const zeroDv = line.slice(0, 32) + '0' + line.slice(33);
+  const zeroDv = `${line.slice(0, 32)}0${line.slice(33)}`;
   assert.equal(isValidDigitableLine(zeroDv), false);
 });
 
 test('buildBoleto refuses bad input with a reason instead of throwing', () => {
   const base = ITAU.input;
   const cases: Partial<typeof base>[] = [
-    { bankCode: '34' }, { bankCode: '3411' }, { bankCode: 'abc' }, { bankCode: 341 as unknown as string },
-    { amountCents: -1 }, { amountCents: 1.5 }, { amountCents: BOLETO_MAX_AMOUNT_CENTS + 1 }, { amountCents: Number.NaN },
-    { dueDate: '2026-02-30' }, { dueDate: '1999-01-01' }, { dueDate: '15/03/2026' },
-    { freeField: '123' }, { freeField: '1'.repeat(26) }, { freeField: 'a'.repeat(25) },
+    { bankCode: '34' },
+    { bankCode: '3411' },
+    { bankCode: 'abc' },
+    { bankCode: 341 as unknown as string },
+    { amountCents: -1 },
+    { amountCents: 1.5 },
+    { amountCents: BOLETO_MAX_AMOUNT_CENTS + 1 },
+    { amountCents: Number.NaN },
+    { dueDate: '2026-02-30' },
+    { dueDate: '1999-01-01' },
+    { dueDate: '15/03/2026' },
+    { freeField: '123' },
+    { freeField: '1'.repeat(26) },
+    { freeField: 'a'.repeat(25) },
   ];
   for (const c of cases) {
     const r = buildBoleto({ ...base, ...c });
@@ -194,10 +204,17 @@ test('generated boletos: @brazilian-utils and validation-br accept our linhas an
     assert.equal(info.amount, amountCents);
     assert.equal(info.bankCode, input.bankCode);
     assert.ok(info.expirationDate);
-    assert.equal(Math.round((info.expirationDate.getTime() - Date.parse(dueDate)) / 86_400_000), 0, `${dueDate} read as ${info.expirationDate.toISOString()}`);
+    assert.equal(
+      Math.round((info.expirationDate.getTime() - Date.parse(dueDate)) / 86_400_000),
+      0,
+      `${dueDate} read as ${info.expirationDate.toISOString()}`,
+    );
     const parsed = parseDigitableLine(b.value.digitableLine);
     assert.ok(parsed.ok);
-    assert.deepEqual([parsed.value.barcode, parsed.value.bankCode, parsed.value.amountCents, parsed.value.freeField], [b.value.barcode, input.bankCode, amountCents, input.freeField]);
+    assert.deepEqual(
+      [parsed.value.barcode, parsed.value.bankCode, parsed.value.amountCents, parsed.value.freeField],
+      [b.value.barcode, input.bankCode, amountCents, input.freeField],
+    );
   }
 });
 

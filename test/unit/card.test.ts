@@ -1,15 +1,7 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import {
-  cardFingerprint,
-  DEBIT_BRANDS,
-  detectBrand,
-  luhnValid,
-  validateCard,
-  type CardBrand,
-  type CardInput,
-} from '../../src/domain/card.ts';
+import { test } from 'node:test';
+import { type CardBrand, type CardInput, cardFingerprint, DEBIT_BRANDS, detectBrand, luhnValid, validateCard } from '../../src/domain/card.ts';
 
 const NOW = new Date('2026-05-15T12:00:00Z');
 
@@ -61,10 +53,29 @@ test('Luhn refuses a changed digit, non-digits and empty input', () => {
 
 // BRAZIL.md's Elo table; every BIN in it must come out ELO, including those overlapping Visa (4…) and Discover (65…).
 const ELO_RANGES: [number, number][] = [
-  [401178, 401179], [431274, 431274], [438935, 438935], [451416, 451416], [457393, 457393], [457631, 457632],
-  [504175, 504175], [506699, 506778], [509000, 509999], [627780, 627780], [636297, 636297], [636368, 636368],
-  [650031, 650033], [650035, 650051], [650405, 650439], [650485, 650538], [650541, 650598], [650700, 650718],
-  [650720, 650727], [650901, 650978], [651652, 651679], [655000, 655019], [655021, 655058],
+  [401178, 401179],
+  [431274, 431274],
+  [438935, 438935],
+  [451416, 451416],
+  [457393, 457393],
+  [457631, 457632],
+  [504175, 504175],
+  [506699, 506778],
+  [509000, 509999],
+  [627780, 627780],
+  [636297, 636297],
+  [636368, 636368],
+  [650031, 650033],
+  [650035, 650051],
+  [650405, 650439],
+  [650485, 650538],
+  [650541, 650598],
+  [650700, 650718],
+  [650720, 650727],
+  [650901, 650978],
+  [651652, 651679],
+  [655000, 655019],
+  [655021, 655058],
 ];
 
 test('every Elo BIN of BRAZIL.md is Elo (credit-card-type alone calls 650923 Troy)', () => {
@@ -84,10 +95,25 @@ test('neighbours of the Elo ranges fall back to the library', () => {
 
 test('brand prefixes of BRAZIL.md', () => {
   const cases: [string, CardBrand | null, number?][] = [
-    ['4', 'VISA'], ['51', 'MASTERCARD'], ['55', 'MASTERCARD'], ['2221', 'MASTERCARD'], ['2720', 'MASTERCARD'],
-    ['34', 'AMEX', 15], ['37', 'AMEX', 15], ['300', 'DINERS', 14], ['305', 'DINERS', 14], ['36', 'DINERS', 14],
-    ['38', 'DINERS', 14], ['39', 'DINERS', 14], ['606282', 'HIPERCARD'],
-    ['2220', null], ['2721', null], ['306', null, 14], ['35', null], ['1', null], ['9', null],
+    ['4', 'VISA'],
+    ['51', 'MASTERCARD'],
+    ['55', 'MASTERCARD'],
+    ['2221', 'MASTERCARD'],
+    ['2720', 'MASTERCARD'],
+    ['34', 'AMEX', 15],
+    ['37', 'AMEX', 15],
+    ['300', 'DINERS', 14],
+    ['305', 'DINERS', 14],
+    ['36', 'DINERS', 14],
+    ['38', 'DINERS', 14],
+    ['39', 'DINERS', 14],
+    ['606282', 'HIPERCARD'],
+    ['2220', null],
+    ['2721', null],
+    ['306', null, 14],
+    ['35', null],
+    ['1', null],
+    ['9', null],
   ];
   for (const [prefix, brand, length] of cases) assert.equal(detectBrand(withLuhn(prefix, length)), brand, prefix);
   assert.equal(detectBrand('4111-1111-1111-1111'), null);
@@ -97,7 +123,8 @@ test('brand prefixes of BRAZIL.md', () => {
 test('a good credit card gives brand, last four and BIN', () => {
   assert.deepEqual(validateCard(card(), 'CREDIT_CARD', NOW), { ok: true, value: { brand: 'VISA', lastFour: '1111', bin: '411111' } });
   assert.deepEqual(validateCard(card({ number: '378282246310005', cvv: '1234' }), 'CREDIT_CARD', NOW), {
-    ok: true, value: { brand: 'AMEX', lastFour: '0005', bin: '378282' },
+    ok: true,
+    value: { brand: 'AMEX', lastFour: '0005', bin: '378282' },
   });
   for (const [number, brand] of SAMPLES) {
     const r = validateCard(card({ number, cvv: brand === 'AMEX' ? '1234' : '123' }), 'CREDIT_CARD', NOW);
@@ -118,7 +145,16 @@ test('debit only for Visa, Mastercard and Elo', () => {
 });
 
 test('card number: digits only, 12 to 19, Luhn, known brand', () => {
-  for (const number of ['4111 1111 1111 1111', '4111-1111-1111-1111', '41111111111', '4'.padEnd(20, '0'), '', '4111111111111112', withLuhn('6011'), withLuhn('35')]) {
+  for (const number of [
+    '4111 1111 1111 1111',
+    '4111-1111-1111-1111',
+    '41111111111',
+    '4'.padEnd(20, '0'),
+    '',
+    '4111111111111112',
+    withLuhn('6011'),
+    withLuhn('35'),
+  ]) {
     assert.deepEqual(fields(validateCard(card({ number }), 'CREDIT_CARD', NOW)), ['card.number'], number);
   }
   assert.deepEqual(fields(validateCard(card({ number: 4111111111111111 as unknown as string }), 'CREDIT_CARD', NOW)), ['card.number']);

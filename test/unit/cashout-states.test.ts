@@ -1,8 +1,14 @@
-import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
 import {
-  applyCashoutEvent, CASHOUT_EVENTS, CASHOUT_FINAL_STATUSES, CASHOUT_NOTIFYING_STATUSES, CASHOUT_STATUSES, CASHOUT_TRANSITIONS,
-  type CashoutEvent, type CashoutStatus,
+  applyCashoutEvent,
+  CASHOUT_EVENTS,
+  CASHOUT_FINAL_STATUSES,
+  CASHOUT_NOTIFYING_STATUSES,
+  CASHOUT_STATUSES,
+  CASHOUT_TRANSITIONS,
+  type CashoutEvent,
+  type CashoutStatus,
 } from '../../src/domain/cashout-states.ts';
 
 // Written out again from CONTRACT §6, independently of the module's data.
@@ -15,7 +21,7 @@ const LEGAL: [from: string, event: string, to: string][] = [
 const TARGET: Record<string, string> = { PROCESSING: 'PROCESSING', COMPLETED: 'COMPLETED', REJECTED: 'REJECTED', CANCELLED: 'CANCELLED' };
 
 describe('cashout vocabulary', () => {
-  it('has the spec\'s five statuses and four events, one row per event', () => {
+  it("has the spec's five statuses and four events, one row per event", () => {
     assert.deepEqual([...CASHOUT_STATUSES].sort(), ['CANCELLED', 'COMPLETED', 'PENDING', 'PROCESSING', 'REJECTED']);
     assert.deepEqual([...CASHOUT_EVENTS].sort(), ['CANCELLED', 'COMPLETED', 'PROCESSING', 'REJECTED']);
     assert.deepEqual(CASHOUT_TRANSITIONS.map((r) => r.event).sort(), [...CASHOUT_EVENTS].sort());
@@ -56,8 +62,10 @@ describe('applyCashoutEvent: exhaustive', () => {
   });
 
   it('refuses cancelling once the provider has it, and anything after the end', () => {
-    assert.deepEqual(applyCashoutEvent({ status: 'PROCESSING', lastEvent: 'PROCESSING' }, 'CANCELLED'),
-      { kind: 'refused', reason: 'event CANCELLED is not allowed from status PROCESSING' });
+    assert.deepEqual(applyCashoutEvent({ status: 'PROCESSING', lastEvent: 'PROCESSING' }, 'CANCELLED'), {
+      kind: 'refused',
+      reason: 'event CANCELLED is not allowed from status PROCESSING',
+    });
     assert.equal(applyCashoutEvent({ status: 'PENDING', lastEvent: null }, 'COMPLETED').kind, 'refused');
     assert.equal(applyCashoutEvent({ status: 'COMPLETED', lastEvent: 'COMPLETED' }, 'REJECTED').kind, 'refused');
     assert.equal(applyCashoutEvent({ status: 'REJECTED', lastEvent: 'REJECTED' }, 'PROCESSING').kind, 'refused');

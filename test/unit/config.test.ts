@@ -1,8 +1,8 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'gw-config-'));
@@ -51,8 +51,14 @@ test('environment secrets win and are not written to disk', () => {
 
 test('PostgreSQL requires ADMIN_TOKEN and POSTBACK_SECRET', () => {
   const url = 'postgres://u@127.0.0.1/db';
-  assert.throws(() => loadConfig({ DATABASE_URL: url, POSTBACK_SECRET: 'x'.repeat(32) }), (e: Error) => e instanceof ConfigError && e.message.startsWith('ADMIN_TOKEN'));
-  assert.throws(() => loadConfig({ DATABASE_URL: url, ADMIN_TOKEN: 'x'.repeat(32) }), (e: Error) => e.message.startsWith('POSTBACK_SECRET'));
+  assert.throws(
+    () => loadConfig({ DATABASE_URL: url, POSTBACK_SECRET: 'x'.repeat(32) }),
+    (e: Error) => e instanceof ConfigError && e.message.startsWith('ADMIN_TOKEN'),
+  );
+  assert.throws(
+    () => loadConfig({ DATABASE_URL: url, ADMIN_TOKEN: 'x'.repeat(32) }),
+    (e: Error) => e.message.startsWith('POSTBACK_SECRET'),
+  );
   const c = loadConfig({ DATABASE_URL: url, ADMIN_TOKEN: 'x'.repeat(32), POSTBACK_SECRET: 'y'.repeat(32) });
   assert.equal(c.embedded, false);
   assert.equal(c.webhookAllowPrivate, true);
@@ -60,22 +66,33 @@ test('PostgreSQL requires ADMIN_TOKEN and POSTBACK_SECRET', () => {
 
 test('a bad value names its variable in one line', () => {
   const cases: [Record<string, string>, string][] = [
-    [{ PORT: 'abc' }, 'PORT'], [{ PORT: '70000' }, 'PORT'], [{ SANDBOX_AUTOPILOT: 'yes' }, 'SANDBOX_AUTOPILOT'],
-    [{ WEBHOOK_ALLOW_PRIVATE: '1' }, 'WEBHOOK_ALLOW_PRIVATE'], [{ PROVIDER: 'stripe' }, 'PROVIDER'],
-    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'], [{ BOLETO_BANK_CODE: '12' }, 'BOLETO_BANK_CODE'],
-    [{ PIX_MERCHANT_NAME: 'N'.repeat(26) }, 'PIX_MERCHANT_NAME'], [{ PIX_MERCHANT_CITY: 'C'.repeat(16) }, 'PIX_MERCHANT_CITY'],
-    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'], [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN'],
+    [{ PORT: 'abc' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ SANDBOX_AUTOPILOT: 'yes' }, 'SANDBOX_AUTOPILOT'],
+    [{ WEBHOOK_ALLOW_PRIVATE: '1' }, 'WEBHOOK_ALLOW_PRIVATE'],
+    [{ PROVIDER: 'stripe' }, 'PROVIDER'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ BOLETO_BANK_CODE: '12' }, 'BOLETO_BANK_CODE'],
+    [{ PIX_MERCHANT_NAME: 'N'.repeat(26) }, 'PIX_MERCHANT_NAME'],
+    [{ PIX_MERCHANT_CITY: 'C'.repeat(16) }, 'PIX_MERCHANT_CITY'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN'],
     [{ PIX_RECEIVER_KEY: 'k'.repeat(78) }, 'PIX_RECEIVER_KEY'],
-    [{ RATE_LIMIT_PER_SECOND: '0' }, 'RATE_LIMIT_PER_SECOND'], [{ AUTH_FAILURES_PER_MINUTE: 'many' }, 'AUTH_FAILURES_PER_MINUTE'],
-    [{ HTTP_REQUEST_TIMEOUT_MS: '0' }, 'HTTP_REQUEST_TIMEOUT_MS'], [{ HTTP_MAX_CONNECTIONS: '0' }, 'HTTP_MAX_CONNECTIONS'],
+    [{ RATE_LIMIT_PER_SECOND: '0' }, 'RATE_LIMIT_PER_SECOND'],
+    [{ AUTH_FAILURES_PER_MINUTE: 'many' }, 'AUTH_FAILURES_PER_MINUTE'],
+    [{ HTTP_REQUEST_TIMEOUT_MS: '0' }, 'HTTP_REQUEST_TIMEOUT_MS'],
+    [{ HTTP_MAX_CONNECTIONS: '0' }, 'HTTP_MAX_CONNECTIONS'],
   ];
   for (const [env, name] of cases) {
-    assert.throws(() => loadConfig({ DATA_DIR: tmp(), ...env }), (e: Error) => {
-      assert.ok(e instanceof ConfigError);
-      assert.ok(e.message.startsWith(name), `${e.message} should name ${name}`);
-      assert.ok(!e.message.includes('\n'));
-      return true;
-    });
+    assert.throws(
+      () => loadConfig({ DATA_DIR: tmp(), ...env }),
+      (e: Error) => {
+        assert.ok(e instanceof ConfigError);
+        assert.ok(e.message.startsWith(name), `${e.message} should name ${name}`);
+        assert.ok(!e.message.includes('\n'));
+        return true;
+      },
+    );
   }
 });
 
@@ -89,7 +106,10 @@ test('ADMIN_TOKEN and POSTBACK_SECRET shorter than 32 characters are refused, in
     [{ DATABASE_URL: url, ADMIN_TOKEN: long, POSTBACK_SECRET: 'b'.repeat(16) }, 'POSTBACK_SECRET'],
   ];
   for (const [env, name] of cases) {
-    assert.throws(() => loadConfig(env), (e: Error) => e instanceof ConfigError && e.message === `${name} must be at least 32 characters`);
+    assert.throws(
+      () => loadConfig(env),
+      (e: Error) => e instanceof ConfigError && e.message === `${name} must be at least 32 characters`,
+    );
   }
   assert.equal(loadConfig({ DATABASE_URL: url, ADMIN_TOKEN: long, POSTBACK_SECRET: long }).adminToken, long);
 });
@@ -104,8 +124,11 @@ test('generated embedded secrets meet the 32-character minimum', () => {
 
 test('rate limits and HTTP limits come from the environment', () => {
   const c = loadConfig({
-    DATA_DIR: tmp(), RATE_LIMIT_PER_SECOND: '5', AUTH_FAILURES_PER_MINUTE: '3',
-    HTTP_REQUEST_TIMEOUT_MS: '1500', HTTP_MAX_CONNECTIONS: '7',
+    DATA_DIR: tmp(),
+    RATE_LIMIT_PER_SECOND: '5',
+    AUTH_FAILURES_PER_MINUTE: '3',
+    HTTP_REQUEST_TIMEOUT_MS: '1500',
+    HTTP_MAX_CONNECTIONS: '7',
   });
   assert.deepEqual([c.rateLimitPerSecond, c.authFailuresPerMinute, c.httpRequestTimeoutMs, c.httpMaxConnections], [5, 3, 1500, 7]);
 });

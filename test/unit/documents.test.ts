@@ -1,15 +1,8 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import * as bu from '@brazilian-utils/brazilian-utils';
 import * as vbr from 'validation-br';
-import {
-  cnpjCheckDigits,
-  cpfCheckDigits,
-  isValidCnpj,
-  isValidCpf,
-  normalizeDocument,
-  parseDocument,
-} from '../../src/domain/documents.ts';
+import { cnpjCheckDigits, cpfCheckDigits, isValidCnpj, isValidCpf, normalizeDocument, parseDocument } from '../../src/domain/documents.ts';
 
 const NOT_A_DOCUMENT = { ok: false, refusal: { code: 'VALIDATION_ERROR', message: 'must be a valid CPF or CNPJ' } };
 
@@ -82,7 +75,17 @@ test('all-equal digits are refused even though their check digits add up', () =>
 });
 
 test('bad lengths, junk characters and letters where they do not belong are refused', () => {
-  for (const raw of ['', '5299822472', '529982247250', '1122233300018', '112223330001810', 'abc', '52998224725x', '529_982_247_25', '52998224725\u0000']) {
+  for (const raw of [
+    '',
+    '5299822472',
+    '529982247250',
+    '1122233300018',
+    '112223330001810',
+    'abc',
+    '52998224725x',
+    '529_982_247_25',
+    '52998224725\u0000',
+  ]) {
     assert.deepEqual(parseDocument(raw), NOT_A_DOCUMENT, raw);
   }
   assert.equal(isValidCpf('5299822472A'), false);

@@ -1,9 +1,7 @@
-import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import {
-  cashoutFees, DEFAULT_FEE_SCHEDULE, mergeFeeSchedule, methodFee, splitSale, type FeeSchedule,
-} from '../../src/domain/fees.ts';
+import { cashoutFees, DEFAULT_FEE_SCHEDULE, type FeeSchedule, mergeFeeSchedule, methodFee, splitSale } from '../../src/domain/fees.ts';
 import { PAYMENT_METHODS } from '../../src/domain/transaction-states.ts';
 
 describe('DEFAULT_FEE_SCHEDULE', () => {
@@ -21,7 +19,9 @@ describe('DEFAULT_FEE_SCHEDULE', () => {
   });
 
   it('cannot be mutated by a caller', () => {
-    assert.throws(() => { (DEFAULT_FEE_SCHEDULE.pix as { fixedCents: number }).fixedCents = 1; }, TypeError);
+    assert.throws(() => {
+      (DEFAULT_FEE_SCHEDULE.pix as { fixedCents: number }).fixedCents = 1;
+    }, TypeError);
     assert.equal(DEFAULT_FEE_SCHEDULE.pix.fixedCents, 0);
   });
 });
@@ -61,23 +61,33 @@ describe('splitSale', () => {
 
   const methodFeeArb = fc.record({ fixedCents: fc.integer({ min: 0, max: 1_000_000 }), percentBasisPoints: fc.integer({ min: 0, max: 10_000 }) });
   const scheduleArb: fc.Arbitrary<FeeSchedule> = fc.record({
-    pix: methodFeeArb, boleto: methodFeeArb, creditCard: methodFeeArb, debitCard: methodFeeArb,
-    reserveBasisPoints: fc.integer({ min: 0, max: 10_000 }), reserveDays: fc.integer({ min: 0, max: 365 }),
-    chargebackFineCents: fc.nat(), cashout: fc.record({ fixedCents: fc.nat(), variableBasisPoints: fc.integer({ min: 0, max: 10_000 }) }),
+    pix: methodFeeArb,
+    boleto: methodFeeArb,
+    creditCard: methodFeeArb,
+    debitCard: methodFeeArb,
+    reserveBasisPoints: fc.integer({ min: 0, max: 10_000 }),
+    reserveDays: fc.integer({ min: 0, max: 365 }),
+    chargebackFineCents: fc.nat(),
+    cashout: fc.record({ fixedCents: fc.nat(), variableBasisPoints: fc.integer({ min: 0, max: 10_000 }) }),
   });
 
   it('parts add up to the amount and are never negative (property)', () => {
-    fc.assert(fc.property(
-      fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), scheduleArb, fc.constantFrom(...PAYMENT_METHODS),
-      (amount, schedule, method) => {
-        // Random schedules go through the validator too: anything it accepts must split cleanly.
-        assert.ok(mergeFeeSchedule(DEFAULT_FEE_SCHEDULE, schedule).ok);
-        const { systemFee, reserveAmount, netAmount } = splitSale(amount, methodFee(schedule, method), schedule.reserveBasisPoints);
-        assert.equal(systemFee + reserveAmount + netAmount, amount);
-        assert.ok(systemFee >= 0 && reserveAmount >= 0 && netAmount >= 0);
-        assert.ok([systemFee, reserveAmount, netAmount].every(Number.isSafeInteger));
-      },
-    ), { numRuns: 2000 });
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+        scheduleArb,
+        fc.constantFrom(...PAYMENT_METHODS),
+        (amount, schedule, method) => {
+          // Random schedules go through the validator too: anything it accepts must split cleanly.
+          assert.ok(mergeFeeSchedule(DEFAULT_FEE_SCHEDULE, schedule).ok);
+          const { systemFee, reserveAmount, netAmount } = splitSale(amount, methodFee(schedule, method), schedule.reserveBasisPoints);
+          assert.equal(systemFee + reserveAmount + netAmount, amount);
+          assert.ok(systemFee >= 0 && reserveAmount >= 0 && netAmount >= 0);
+          assert.ok([systemFee, reserveAmount, netAmount].every(Number.isSafeInteger));
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });
 
@@ -120,8 +130,11 @@ describe('mergeFeeSchedule', () => {
 
   it('accepts the limits', () => {
     const r = mergeFeeSchedule(base, {
-      pix: { fixedCents: 0, percentBasisPoints: 10000 }, reserveBasisPoints: 10000, reserveDays: 365,
-      chargebackFineCents: 0, cashout: { fixedCents: 0, variableBasisPoints: 0 },
+      pix: { fixedCents: 0, percentBasisPoints: 10000 },
+      reserveBasisPoints: 10000,
+      reserveDays: 365,
+      chargebackFineCents: 0,
+      cashout: { fixedCents: 0, variableBasisPoints: 0 },
     });
     assert.ok(r.ok);
     assert.equal(mergeFeeSchedule(base, { reserveDays: 0 }).ok, true);
@@ -144,9 +157,17 @@ describe('mergeFeeSchedule', () => {
     });
     assert.ok(!r.ok);
     assert.deepEqual(r.errors.map((e) => e.field).sort(), [
-      'boleto', 'cashout.fixedCents', 'cashout.variableBasisPoints', 'chargebackFineCents', 'creditCard',
-      'debitCard.fixedCents', 'debitCard.percentBasisPoints', 'pix.fixedCents', 'pix.percentBasisPoints',
-      'reserveBasisPoints', 'reserveDays',
+      'boleto',
+      'cashout.fixedCents',
+      'cashout.variableBasisPoints',
+      'chargebackFineCents',
+      'creditCard',
+      'debitCard.fixedCents',
+      'debitCard.percentBasisPoints',
+      'pix.fixedCents',
+      'pix.percentBasisPoints',
+      'reserveBasisPoints',
+      'reserveDays',
     ]);
     assert.ok(r.errors.every((e) => e.message.length > 0));
   });

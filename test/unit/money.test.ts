@@ -1,5 +1,5 @@
-import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { centsToReaisString, centsToString, parseReaisToCents, percentOf, roundHalfEven } from '../../src/domain/money.ts';
 
@@ -33,12 +33,14 @@ describe('roundHalfEven', () => {
   });
 
   it('is within half of the exact quotient, ties to even (property)', () => {
-    fc.assert(fc.property(fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }), fc.bigInt({ min: 1n, max: 10n ** 6n }), (n, d) => {
-      const q = roundHalfEven(n, d);
-      const twiceError = 2n * (n - q * d); // 2·(n/d − q)·d
-      assert.ok(twiceError <= d && twiceError >= -d);
-      if (twiceError === d || twiceError === -d) assert.equal(q % 2n, 0n);
-    }));
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }), fc.bigInt({ min: 1n, max: 10n ** 6n }), (n, d) => {
+        const q = roundHalfEven(n, d);
+        const twiceError = 2n * (n - q * d); // 2·(n/d − q)·d
+        assert.ok(twiceError <= d && twiceError >= -d);
+        if (twiceError === d || twiceError === -d) assert.equal(q % 2n, 0n);
+      }),
+    );
   });
 });
 
@@ -75,9 +77,11 @@ describe('centsToReaisString', () => {
   });
 
   it('round-trips through parseReaisToCents (property)', () => {
-    fc.assert(fc.property(fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), (cents) => {
-      assert.deepEqual(parseReaisToCents(centsToReaisString(cents)), { ok: true, value: cents });
-    }));
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), (cents) => {
+        assert.deepEqual(parseReaisToCents(centsToReaisString(cents)), { ok: true, value: cents });
+      }),
+    );
   });
 
   it('refuses non-integer cents', () => {
@@ -118,12 +122,45 @@ describe('parseReaisToCents', () => {
   }
 
   const rejects: unknown[] = [
-    100.005, '100.005', 0.30000000000000004, 0.1 + 0.2,
-    NaN, Infinity, -Infinity, -1, -0.5, 0, -0, '0', '0.00',
-    '1e2', '-1', '+1', ' 100', '100 ', '1,50', '.5', '5.', '', 'abc', '１００',
-    1e-7, 5e-324, 1e21, 1e300, Number.MAX_VALUE, 90071992547409.92 * 1000,
-    '90071992547409.92', '99999999999999999999',
-    null, undefined, true, {}, [], [100], 100n,
+    100.005,
+    '100.005',
+    0.30000000000000004,
+    0.1 + 0.2,
+    NaN,
+    Infinity,
+    -Infinity,
+    -1,
+    -0.5,
+    0,
+    -0,
+    '0',
+    '0.00',
+    '1e2',
+    '-1',
+    '+1',
+    ' 100',
+    '100 ',
+    '1,50',
+    '.5',
+    '5.',
+    '',
+    'abc',
+    '１００',
+    1e-7,
+    5e-324,
+    1e21,
+    1e300,
+    Number.MAX_VALUE,
+    90071992547409.92 * 1000,
+    '90071992547409.92',
+    '99999999999999999999',
+    null,
+    undefined,
+    true,
+    {},
+    [],
+    [100],
+    100n,
   ];
   for (const input of rejects) {
     it(`rejects ${typeof input} ${JSON.stringify(input, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v)) ?? String(input)}`, () => {
@@ -142,9 +179,11 @@ describe('parseReaisToCents', () => {
   });
 
   it('agrees with the decimal text of any number of cents (property)', () => {
-    fc.assert(fc.property(fc.integer({ min: 1, max: Math.floor(Number.MAX_SAFE_INTEGER / 100) }), (cents) => {
-      // The JS number closest to cents/100 must parse back to exactly those cents.
-      assert.deepEqual(parseReaisToCents(cents / 100), { ok: true, value: cents });
-    }));
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: Math.floor(Number.MAX_SAFE_INTEGER / 100) }), (cents) => {
+        // The JS number closest to cents/100 must parse back to exactly those cents.
+        assert.deepEqual(parseReaisToCents(cents / 100), { ok: true, value: cents });
+      }),
+    );
   });
 });

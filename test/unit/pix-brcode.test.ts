@@ -1,8 +1,9 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hasError, isStaticPix, isDynamicPix, parsePix } from 'pix-utils';
+import { test } from 'node:test';
+import { hasError, isDynamicPix, isStaticPix, parsePix } from 'pix-utils';
 import {
   assembleBrCode,
+  type BrCodeInput,
   buildBrCode,
   crc16ccittFalse,
   newTxid,
@@ -10,7 +11,6 @@ import {
   parseTlv,
   tlv,
   verifyBrCodeCrc,
-  type BrCodeInput,
 } from '../../src/domain/pix-brcode.ts';
 
 // Vectors from BRAZIL.md, "PIX BR Code".
@@ -63,7 +63,7 @@ test('BCB manual static vector, byte for byte', () => {
 
 test('BCB manual static with 54041.00: CRC B836', () => {
   const code = assembleBrCode(bcbStaticFields('1.00'));
-  assert.equal(code, BCB_STATIC.replace('5303986', '530398654041.00').slice(0, -4) + 'B836');
+  assert.equal(code, `${BCB_STATIC.replace('5303986', '530398654041.00').slice(0, -4)}B836`);
   assert.ok(code.endsWith('6304B836'));
 });
 
@@ -119,16 +119,13 @@ test('every vector parses, has a valid CRC, and pix-utils agrees', () => {
   assert.equal(dyn.url, 'pix.example.com/qr/v2/9d36b84fc70b478fb95c12729b90ca25');
   const cpf = oracle(CPF_STATIC);
   assert.ok(isStaticPix(cpf));
-  assert.deepEqual(
-    [cpf.pixKey, cpf.infoAdicional, cpf.transactionAmount, cpf.txid],
-    ['12345678909', 'Pedido 123', 10.5, 'PEDIDO123'],
-  );
+  assert.deepEqual([cpf.pixKey, cpf.infoAdicional, cpf.transactionAmount, cpf.txid], ['12345678909', 'Pedido 123', 10.5, 'PEDIDO123']);
 });
 
 test('trap: field 62 declaring 08 over 7 characters is malformed, even with a matching CRC', () => {
   // BRAZIL.md's widely copied example (ending 170E) is not quoted in full; this rebuilds its defect
   // on the BCB vector: `6208` before the 7-character `0503***`, CRC recomputed over the bad text.
-  const body = BCB_STATIC.slice(0, -8).replace('62070503***', '62080503***') + '6304';
+  const body = `${BCB_STATIC.slice(0, -8).replace('62070503***', '62080503***')}6304`;
   const trap = body + crc16ccittFalse(body);
   assert.ok(verifyBrCodeCrc(trap), 'the CRC alone does not reveal it');
   assert.throws(() => parseBrCode(trap), /BR Code: (field|bad TLV)/);
@@ -139,7 +136,7 @@ test('trap: field 62 declaring 08 over 7 characters is malformed, even with a ma
 test('parser rejects bad frames and a changed character fails the CRC', () => {
   assert.throws(() => parseBrCode('0002026304ABCD'), /000201/);
   assert.throws(() => parseBrCode(BCB_STATIC.slice(0, -8)), /6304/);
-  assert.throws(() => parseBrCode(BCB_STATIC + '0000'), /BR Code/);
+  assert.throws(() => parseBrCode(`${BCB_STATIC}0000`), /BR Code/);
   assert.throws(() => parseTlv('0003AB'), /declares 3/);
   assert.throws(() => parseTlv('000201'.repeat(2)), /duplicate/);
   assert.throws(() => parseTlv('0x02ab'), /header/);
@@ -175,7 +172,7 @@ test('field order, no amount, txid ***, and keys of every DICT type', () => {
   assert.deepEqual([...fields.keys()], ['00', '26', '52', '53', '58', '59', '60', '62', '63']);
   assert.equal(fields.get('62'), '0503***');
   assert.equal(parseBrCode(buildBrCode({ ...base, amountCents: undefined })).has('54'), false);
-  for (const key of ['52998224725', '11222333000181', '+5511987654321', 'fulano@example.com', EVP, 'a'.repeat(65) + '@example.com']) {
+  for (const key of ['52998224725', '11222333000181', '+5511987654321', 'fulano@example.com', EVP, `${'a'.repeat(65)}@example.com`]) {
     const parsed = oracle(buildBrCode({ ...base, key }));
     assert.ok(isStaticPix(parsed));
     assert.equal(parsed.pixKey, key);
@@ -202,7 +199,7 @@ test('names and cities: accents removed, upper case, [A-Z0-9 ] only, truncated t
 });
 
 test('description: ASCII, cut to fit the 99-character merchant account', () => {
-  const code = buildBrCode({ ...base, key: 'k'.repeat(50), description: 'Pedido nº 42 – café ' + 'x'.repeat(100) });
+  const code = buildBrCode({ ...base, key: 'k'.repeat(50), description: `Pedido nº 42 – café ${'x'.repeat(100)}` });
   assert.equal(parseBrCode(code).get('26')!.length, 99);
   // 99 − GUI (18) − key (4 + 50) − description header (4) leaves 23 characters.
   assert.equal(parseTlv(parseBrCode(code).get('26')!).get('02'), 'Pedido n 42 cafe xxxxxx');

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { normalizePixKey, PIX_KEY_MAX_LENGTH, PIX_KEY_TYPES, type PixKeyType } from '../../src/domain/pix-keys.ts';
 
 const ok = (type: PixKeyType, raw: string, key: string) => assert.deepEqual(normalizePixKey(type, raw), { ok: true, value: key }, `${type} ${raw}`);
@@ -38,8 +38,22 @@ test('EMAIL keys: lower-cased, DICT-like shape, at most 77 characters', () => {
   ok('EMAIL', 'Maria.Silva@Example.COM', 'maria.silva@example.com');
   ok('EMAIL', 'joao+pix@sub.example.com.br', 'joao+pix@sub.example.com.br');
   ok('EMAIL', '  fulano@example.com ', 'fulano@example.com');
-  for (const raw of ['maria', 'maria@', '@example.com', 'maria@example', 'maria silva@example.com', 'maria@exa mple.com', 'maria@@example.com',
-    'maria@-example.com', 'maria@example-.com', 'maria@example..com', 'maria@.example.com', 'maria@example.com.', 'maria%x@example.com', 'maria@exämple.com']) {
+  for (const raw of [
+    'maria',
+    'maria@',
+    '@example.com',
+    'maria@example',
+    'maria silva@example.com',
+    'maria@exa mple.com',
+    'maria@@example.com',
+    'maria@-example.com',
+    'maria@example-.com',
+    'maria@example..com',
+    'maria@.example.com',
+    'maria@example.com.',
+    'maria%x@example.com',
+    'maria@exämple.com',
+  ]) {
     bad('EMAIL', raw);
   }
   const local = 'a'.repeat(PIX_KEY_MAX_LENGTH - '@example.com'.length);
@@ -52,8 +66,19 @@ test('PHONE keys: +55, DDD 11-99, 8 or 9 digits, formatting stripped', () => {
   ok('PHONE', '+551133334444', '+551133334444');
   ok('PHONE', '+55 (11) 98765-4321', '+5511987654321');
   ok('PHONE', '+5599987654321', '+5599987654321');
-  for (const raw of ['11987654321', '5511987654321', '+55011987654321', '+5501987654321', '+5510987654321', '+55119876543210', '+55111234567',
-    '+1 415 555 2671', '+551198765432a', '+55 11 9876 54321 ext 2', '']) {
+  for (const raw of [
+    '11987654321',
+    '5511987654321',
+    '+55011987654321',
+    '+5501987654321',
+    '+5510987654321',
+    '+55119876543210',
+    '+55111234567',
+    '+1 415 555 2671',
+    '+551198765432a',
+    '+55 11 9876 54321 ext 2',
+    '',
+  ]) {
     bad('PHONE', raw);
   }
 });
@@ -62,8 +87,14 @@ test('RANDOM keys: UUID shape, lower-cased, version nibble not checked', () => {
   ok('RANDOM', '123e4567-e12b-12d1-a456-426655440000', '123e4567-e12b-12d1-a456-426655440000'); // BCB's example, not v4
   ok('RANDOM', '9D36B84F-C70B-478F-B95C-12729B90CA25', '9d36b84f-c70b-478f-b95c-12729b90ca25');
   ok('RANDOM', '00000000-0000-0000-0000-000000000000', '00000000-0000-0000-0000-000000000000');
-  for (const raw of ['123e4567e12b12d1a456426655440000', '123e4567-e12b-12d1-a456-42665544000', '123e4567-e12b-12d1-a456-4266554400000',
-    '{123e4567-e12b-12d1-a456-426655440000}', '123e4567-e12b-12d1-a456-42665544000g', '123e4567-e12b-12d1a-456-426655440000']) {
+  for (const raw of [
+    '123e4567e12b12d1a456426655440000',
+    '123e4567-e12b-12d1-a456-42665544000',
+    '123e4567-e12b-12d1-a456-4266554400000',
+    '{123e4567-e12b-12d1-a456-426655440000}',
+    '123e4567-e12b-12d1-a456-42665544000g',
+    '123e4567-e12b-12d1a-456-426655440000',
+  ]) {
     bad('RANDOM', raw);
   }
 });
@@ -78,7 +109,10 @@ test('unknown types and non-string keys are refused, not thrown', () => {
 
 test('every accepted key is at most 77 characters', () => {
   const samples: [PixKeyType, string][] = [
-    ['CPF', '529.982.247-25'], ['CNPJ', '12.abc.345/01de-35'], ['EMAIL', 'x@example.com'], ['PHONE', '+5511987654321'],
+    ['CPF', '529.982.247-25'],
+    ['CNPJ', '12.abc.345/01de-35'],
+    ['EMAIL', 'x@example.com'],
+    ['PHONE', '+5511987654321'],
     ['RANDOM', '123e4567-e12b-12d1-a456-426655440000'],
   ];
   for (const [type, raw] of samples) {

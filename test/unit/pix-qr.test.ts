@@ -1,12 +1,12 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import zlib from 'node:zlib';
 import jsQRImport from 'jsqr';
-import QRCode from 'qrcode';
 import pngjs from 'pngjs';
-import { buildBrCode, newTxid, type BrCodeInput } from '../../src/domain/pix-brcode.ts';
-import { encodePng1Bit, tableCrc32 } from '../../src/qr/png.ts';
+import QRCode from 'qrcode';
+import { type BrCodeInput, buildBrCode, newTxid } from '../../src/domain/pix-brcode.ts';
 import { qrMatrix, qrPngDataUri, qrSegments } from '../../src/qr/pix-qr.ts';
+import { encodePng1Bit, tableCrc32 } from '../../src/qr/png.ts';
 
 // jsqr is CommonJS with `exports.default`: plain Node hands over the exports object, tsx the function.
 const jsQR = (typeof jsQRImport === 'function' ? jsQRImport : jsQRImport.default) as typeof jsQRImport.default;
@@ -24,7 +24,10 @@ function bitwiseCrc32(data: Buffer): number {
   return (crc ^ 0xffffffff) >>> 0;
 }
 
-interface Chunk { type: string; data: Buffer }
+interface Chunk {
+  type: string;
+  data: Buffer;
+}
 
 /** Splits a PNG into chunks, checking the signature and every chunk CRC. */
 function readChunks(png: Buffer): Chunk[] {
@@ -41,12 +44,19 @@ function readChunks(png: Buffer): Chunk[] {
   return chunks;
 }
 
-interface Gray { width: number; height: number; white: (x: number, y: number) => boolean }
+interface Gray {
+  width: number;
+  height: number;
+  white: (x: number, y: number) => boolean;
+}
 
 /** A tiny decoder for exactly what we emit: 1-bit grayscale, filter 0 rows, one IDAT. */
 function decodePng(png: Buffer): Gray {
   const chunks = readChunks(png);
-  assert.deepEqual(chunks.map((c) => c.type), ['IHDR', 'IDAT', 'IEND']);
+  assert.deepEqual(
+    chunks.map((c) => c.type),
+    ['IHDR', 'IDAT', 'IEND'],
+  );
   const ihdr = chunks[0]!.data;
   assert.equal(ihdr.length, 13);
   const [width, height] = [ihdr.readUInt32BE(0), ihdr.readUInt32BE(4)];
@@ -92,7 +102,7 @@ const base: BrCodeInput = {
 };
 
 function sampleCodes(count: number): string[] {
-  const keys = ['123e4567-e12b-12d1-a456-426655440000', '52998224725', '+5511987654321', 'fulano@example.com', 'a'.repeat(65) + '@example.com'];
+  const keys = ['123e4567-e12b-12d1-a456-426655440000', '52998224725', '+5511987654321', 'fulano@example.com', `${'a'.repeat(65)}@example.com`];
   return Array.from({ length: count }, (_, i) =>
     buildBrCode({
       key: keys[i % keys.length]!,
@@ -130,8 +140,19 @@ test('PNG structure: signature, IHDR, chunk CRCs, geometry of scale 4 and a 4-mo
 
 test('encodePng1Bit draws a hand-made matrix pixel for pixel (Uint8Array and boolean[])', () => {
   const data = [1, 0, 1, 0, 1, 0, 0, 0, 1];
-  for (const matrix of [{ size: 3, data: Uint8Array.from(data) }, { size: 3, data: data.map(Boolean) }]) {
-    for (const [scale, margin] of [[1, 0], [2, 1], [3, 2], [4, 0], [4, 1], [4, 4], [5, 4]] as const) {
+  for (const matrix of [
+    { size: 3, data: Uint8Array.from(data) },
+    { size: 3, data: data.map(Boolean) },
+  ]) {
+    for (const [scale, margin] of [
+      [1, 0],
+      [2, 1],
+      [3, 2],
+      [4, 0],
+      [4, 1],
+      [4, 4],
+      [5, 4],
+    ] as const) {
       const image = decodePng(encodePng1Bit(matrix, { scale, margin }));
       const side = (3 + 2 * margin) * scale;
       assert.deepEqual([image.width, image.height], [side, side]);
@@ -167,7 +188,7 @@ test('qrMatrix is the symbol qrcode builds for the same segments, mask choice in
   }
 });
 
-test('mask choice equals qrcode\'s at every line width: symbols of 21 to 117 modules', () => {
+test("mask choice equals qrcode's at every line width: symbols of 21 to 117 modules", () => {
   // Lines of 1 to 4 packed words, and sizes that fill a word exactly or leave one module over.
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 $%*+-./:abcdefghijklmnopqrstuvwxyzçã';
   let seed = 20261121;

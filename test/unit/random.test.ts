@@ -1,10 +1,11 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { randomBytes } from '../../src/domain/random.ts';
 
 test('pooled random bytes: the asked length, never the same draw twice, across pool refills and beyond its size', () => {
   const seen = new Set<string>();
-  for (let i = 0; i < 1000; i++) { // 32 KB: eight refills of the 4 KiB pool
+  for (let i = 0; i < 1000; i++) {
+    // 32 KB: eight refills of the 4 KiB pool
     const draw = randomBytes(32);
     assert.equal(draw.length, 32);
     seen.add(draw.toString('hex'));

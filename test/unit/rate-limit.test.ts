@@ -1,10 +1,15 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { createRateLimits, TokenBuckets } from '../../src/http/rate-limit.ts';
 
 function manualClock(startMs = 1_000) {
   let now = startMs;
-  return { clock: () => now, advance: (ms: number) => { now += ms; } };
+  return {
+    clock: () => now,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
 }
 
 test('a fresh key has the whole capacity, then is refused with the wait to its next token', () => {

@@ -1,14 +1,10 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import fc from 'fast-check';
-import { parseDocument } from '../../src/domain/documents.ts';
-import { PAYMENT_METHODS } from '../../src/domain/transaction-states.ts';
 import { saoPauloDate } from '../../src/domain/calendar.ts';
-import {
-  validateSaleRequest,
-  type SaleRequest,
-  type SaleRequestResult,
-} from '../../src/domain/sale-request.ts';
+import { parseDocument } from '../../src/domain/documents.ts';
+import { type SaleRequest, type SaleRequestResult, validateSaleRequest } from '../../src/domain/sale-request.ts';
+import { PAYMENT_METHODS } from '../../src/domain/transaction-states.ts';
 
 const NOW = new Date('2026-11-21T12:00:00Z'); // 2026-11-21 09:00 in São Paulo
 
@@ -30,7 +26,14 @@ const cardBody = () => ({
   installments: 3,
   card: { number: '4111111111111111', holderName: 'MARIA SILVA', expirationMonth: 12, expirationYear: 2030, cvv: '123' },
   shipping: {
-    street: 'Rua A', number: '10', complement: null, neighborhood: 'Centro', city: 'São Paulo', state: 'SP', zipCode: '01001000', fee: 1000,
+    street: 'Rua A',
+    number: '10',
+    complement: null,
+    neighborhood: 'Centro',
+    city: 'São Paulo',
+    state: 'SP',
+    zipCode: '01001000',
+    fee: 1000,
   },
 });
 
@@ -88,11 +91,23 @@ test('CONTRACT §4 credit-card example is valid: card without CVV, installments 
     postbackUrl: null,
     installments: 3,
     card: {
-      number: '4111111111111111', holderName: 'MARIA SILVA', expirationMonth: 12, expirationYear: 2030,
-      brand: 'VISA', lastFour: '1111', bin: '411111',
+      number: '4111111111111111',
+      holderName: 'MARIA SILVA',
+      expirationMonth: 12,
+      expirationYear: 2030,
+      brand: 'VISA',
+      lastFour: '1111',
+      bin: '411111',
     },
     shipping: {
-      street: 'Rua A', number: '10', complement: null, neighborhood: 'Centro', city: 'São Paulo', state: 'SP', zipCode: '01001000', fee: 1000,
+      street: 'Rua A',
+      number: '10',
+      complement: null,
+      neighborhood: 'Centro',
+      city: 'São Paulo',
+      state: 'SP',
+      zipCode: '01001000',
+      fee: 1000,
     },
     pix: null,
     boleto: null,
@@ -133,14 +148,25 @@ test('other valid shapes: debit card, alphanumeric CNPJ, punctuated CPF, complem
   assert.equal(sale(validateSaleRequest(withPath(cardBody(), 'shipping.complement', 'Apto 12'), NOW)).shipping?.complement, 'Apto 12');
   assert.equal(sale(validateSaleRequest(withPath(cardBody(), 'shipping.complement', DELETE), NOW)).shipping?.complement, null);
   assert.equal(sale(validateSaleRequest(withPath(pixBody(), 'postbackUrl', null), NOW)).postbackUrl, null);
-  assert.equal(sale(validateSaleRequest(withPath(pixBody(), 'postbackUrl', 'http://127.0.0.1:8080/cb?x=1'), NOW)).postbackUrl, 'http://127.0.0.1:8080/cb?x=1');
+  assert.equal(
+    sale(validateSaleRequest(withPath(pixBody(), 'postbackUrl', 'http://127.0.0.1:8080/cb?x=1'), NOW)).postbackUrl,
+    'http://127.0.0.1:8080/cb?x=1',
+  );
   // A digital sale may carry shipping; the fee then counts in the total.
   const digital = withPath(withPath(pixBody(), 'shipping', cardBody().shipping), 'amount', 16000);
   assert.equal(sale(validateSaleRequest(digital, NOW)).shipping?.fee, 1000);
   // Amex takes a 4-digit CVV; a card, items and amounts at their limits.
   const amex = withPath(withPath(cardBody(), 'card.number', '378282246310005'), 'card.cvv', '1234');
   assert.equal(sale(validateSaleRequest(amex, NOW)).card?.brand, 'AMEX');
-  const many = withPath(withPath(pixBody(), 'items', Array.from({ length: 100 }, () => ({ title: 'x', unitPrice: 1, quantity: 1, tangible: false }))), 'amount', 100);
+  const many = withPath(
+    withPath(
+      pixBody(),
+      'items',
+      Array.from({ length: 100 }, () => ({ title: 'x', unitPrice: 1, quantity: 1, tangible: false })),
+    ),
+    'amount',
+    100,
+  );
   assert.equal(sale(validateSaleRequest(many, NOW)).items.length, 100);
   const top = withPath(withPath(pixBody(), 'items.0.unitPrice', 999_999), 'items.0.quantity', 10_000);
   assert.equal(sale(validateSaleRequest(withPath(top, 'amount', 9_999_990_000), NOW)).amount, 9_999_990_000);
@@ -182,7 +208,13 @@ const CASES: [name: string, base: () => Body, path: string, value: unknown, fiel
   ['customer.email no domain dot', pixBody, 'customer.email', 'maria@example', 'customer.email'],
   ['customer.email no at', pixBody, 'customer.email', 'maria.example.com', 'customer.email'],
   ['customer.email trailing space', pixBody, 'customer.email', 'maria@example.com ', 'customer.email'],
-  ['customer.email too long (255)', pixBody, 'customer.email', `${'a'.repeat(60)}@${'b'.repeat(60)}.${'c'.repeat(60)}.${'d'.repeat(60)}.${'e'.repeat(11)}`, 'customer.email'],
+  [
+    'customer.email too long (255)',
+    pixBody,
+    'customer.email',
+    `${'a'.repeat(60)}@${'b'.repeat(60)}.${'c'.repeat(60)}.${'d'.repeat(60)}.${'e'.repeat(11)}`,
+    'customer.email',
+  ],
   ['customer.email missing', pixBody, 'customer.email', DELETE, 'customer.email'],
   ['customer.document bad CPF', pixBody, 'customer.document', '52998224724', 'customer.document'],
   ['customer.document all equal', pixBody, 'customer.document', '11111111111', 'customer.document'],
@@ -325,14 +357,31 @@ test('several violations at once are all reported', () => {
     boleto: {},
     pix: { expiresInSeconds: 1 },
   };
-  assert.deepStrictEqual(new Set(fields(validateSaleRequest(body, NOW))), new Set([
-    'amount', 'customer.name', 'customer.email', 'customer.document', 'customer.phone',
-    'items.0.unitPrice', 'items.1', 'shipping', 'postbackUrl', 'card', 'installments', 'pix.expiresInSeconds', 'boleto',
-  ]));
+  assert.deepStrictEqual(
+    new Set(fields(validateSaleRequest(body, NOW))),
+    new Set([
+      'amount',
+      'customer.name',
+      'customer.email',
+      'customer.document',
+      'customer.phone',
+      'items.0.unitPrice',
+      'items.1',
+      'shipping',
+      'postbackUrl',
+      'card',
+      'installments',
+      'pix.expiresInSeconds',
+      'boleto',
+    ]),
+  );
 });
 
 test('card type errors and validateCard errors are merged without duplicates', () => {
-  const r = validateSaleRequest(withPath(cardBody(), 'card', { number: 4111111111111111, holderName: '', expirationMonth: '12', expirationYear: 2030, cvv: 123 }), NOW);
+  const r = validateSaleRequest(
+    withPath(cardBody(), 'card', { number: 4111111111111111, holderName: '', expirationMonth: '12', expirationYear: 2030, cvv: 123 }),
+    NOW,
+  );
   assert.deepStrictEqual(fields(r).sort(), ['card.cvv', 'card.expirationMonth', 'card.holderName', 'card.number']);
   assert.ok(!r.ok && r.refusal.details!.find((e) => e.field === 'card.number')?.message === 'must be a string');
 });
@@ -343,9 +392,9 @@ test('an unknown payment method skips the method rules instead of guessing', () 
 
 test('unknown fields are ignored; a __proto__ key neither pollutes nor supplies values', () => {
   const body = JSON.parse(
-    '{"__proto__": {"installments": 5, "card": {"number": "x"}}, "constructor": 1, "extra": [1,2,3], "amount": 15000, "paymentMethod": "PIX",'
-      + '"customer": {"__proto__": {"document": "bad"}, "name": "Maria", "email": "m@example.com"},'
-      + '"items": [{"title": "Curso", "unitPrice": 15000, "quantity": 1, "tangible": false, "sku": "C-1"}]}',
+    '{"__proto__": {"installments": 5, "card": {"number": "x"}}, "constructor": 1, "extra": [1,2,3], "amount": 15000, "paymentMethod": "PIX",' +
+      '"customer": {"__proto__": {"document": "bad"}, "name": "Maria", "email": "m@example.com"},' +
+      '"items": [{"title": "Curso", "unitPrice": 15000, "quantity": 1, "tangible": false, "sku": "C-1"}]}',
   ) as unknown;
   const s = sale(validateSaleRequest(body, NOW));
   assert.equal(s.installments, null);
@@ -372,8 +421,14 @@ test('a polluted Object.prototype does not supply missing fields', () => {
 
 test('getters are never run and sparse item arrays are refused', () => {
   const body = pixBody() as Body;
-  Object.defineProperty(body, 'postbackUrl', { get() { throw new Error('boom'); }, enumerable: true });
+  Object.defineProperty(body, 'postbackUrl', {
+    get() {
+      throw new Error('boom');
+    },
+    enumerable: true,
+  });
   assert.equal(sale(validateSaleRequest(body, NOW)).postbackUrl, null);
+  // biome-ignore lint/suspicious/noSparseArray: the hole is what this test sends
   const sparse = withPath(pixBody(), 'items', [, { title: 'Curso', unitPrice: 15000, quantity: 1, tangible: false }]);
   assert.deepStrictEqual(fields(validateSaleRequest(sparse, NOW)), ['items.0']);
 });
@@ -414,11 +469,53 @@ const HUGE_DIGITS = '4'.repeat(100_000);
 
 const junk: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom<unknown>(
-    null, undefined, true, false, 0, -0, -1, -15000, 1.5, 99.99, NaN, Infinity, -Infinity, 2 ** 53, Number.MAX_VALUE,
-    '', ' ', 'NaN', 'Infinity', '-1', '1e3', '15000', '0x10', 'null', 'true', '{}', '[]', HUGE, HUGE_DIGITS,
-    `${HUGE}@example.com`, `https://${HUGE}.com`, '__proto__', 'PIX', 'CREDIT_CARD', 'BOLETO', '2026-11-21', '52998224725',
-    [], {}, [[[[[]]]]], { a: { b: { c: { d: {} } } } }, Object.create(null), JSON.parse('{"__proto__": {"x": 1}}'),
-    new Date(0), 10n, Symbol('s'), () => 1,
+    null,
+    undefined,
+    true,
+    false,
+    0,
+    -0,
+    -1,
+    -15000,
+    1.5,
+    99.99,
+    NaN,
+    Infinity,
+    -Infinity,
+    2 ** 53,
+    Number.MAX_VALUE,
+    '',
+    ' ',
+    'NaN',
+    'Infinity',
+    '-1',
+    '1e3',
+    '15000',
+    '0x10',
+    'null',
+    'true',
+    '{}',
+    '[]',
+    HUGE,
+    HUGE_DIGITS,
+    `${HUGE}@example.com`,
+    `https://${HUGE}.com`,
+    '__proto__',
+    'PIX',
+    'CREDIT_CARD',
+    'BOLETO',
+    '2026-11-21',
+    '52998224725',
+    [],
+    {},
+    [[[[[]]]]],
+    { a: { b: { c: { d: {} } } } },
+    Object.create(null),
+    JSON.parse('{"__proto__": {"x": 1}}'),
+    new Date(0),
+    10n,
+    Symbol('s'),
+    () => 1,
   ),
   fc.integer(),
   fc.double(),
@@ -429,11 +526,38 @@ const junk: fc.Arbitrary<unknown> = fc.oneof(
 const validBody = fc.constantFrom(pixBody, cardBody, boletoBody).map((f) => f() as Body);
 
 const PATHS = [
-  'amount', 'paymentMethod', 'customer', 'customer.name', 'customer.email', 'customer.document', 'customer.phone',
-  'items', 'items.0', 'items.0.title', 'items.0.unitPrice', 'items.0.quantity', 'items.0.tangible',
-  'postbackUrl', 'installments', 'card', 'card.number', 'card.holderName', 'card.expirationMonth', 'card.expirationYear',
-  'card.cvv', 'shipping', 'shipping.fee', 'shipping.state', 'shipping.zipCode', 'shipping.complement', 'pix', 'pix.expiresInSeconds',
-  'boleto', 'boleto.dueDate', '__proto__', 'constructor',
+  'amount',
+  'paymentMethod',
+  'customer',
+  'customer.name',
+  'customer.email',
+  'customer.document',
+  'customer.phone',
+  'items',
+  'items.0',
+  'items.0.title',
+  'items.0.unitPrice',
+  'items.0.quantity',
+  'items.0.tangible',
+  'postbackUrl',
+  'installments',
+  'card',
+  'card.number',
+  'card.holderName',
+  'card.expirationMonth',
+  'card.expirationYear',
+  'card.cvv',
+  'shipping',
+  'shipping.fee',
+  'shipping.state',
+  'shipping.zipCode',
+  'shipping.complement',
+  'pix',
+  'pix.expiresInSeconds',
+  'boleto',
+  'boleto.dueDate',
+  '__proto__',
+  'constructor',
 ];
 
 /** Sets `path` without structuredClone (junk may hold symbols and functions); missing parents become objects. */

@@ -1,9 +1,19 @@
-import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
 import {
-  applyTransactionEvent, FINAL_STATUSES, isFinalStatus, isNotifyingStatus, NOTIFYING_STATUSES, PAYMENT_METHODS,
-  postingKind, TRANSACTION_EVENTS, TRANSACTION_STATUSES, TRANSACTION_TRANSITIONS,
-  type PaymentMethod, type TransactionEvent, type TransactionStatus,
+  applyTransactionEvent,
+  FINAL_STATUSES,
+  isFinalStatus,
+  isNotifyingStatus,
+  NOTIFYING_STATUSES,
+  PAYMENT_METHODS,
+  type PaymentMethod,
+  postingKind,
+  TRANSACTION_EVENTS,
+  TRANSACTION_STATUSES,
+  TRANSACTION_TRANSITIONS,
+  type TransactionEvent,
+  type TransactionStatus,
 } from '../../src/domain/transaction-states.ts';
 
 // Written out again from the spec's table and CONTRACT §6, independently of the module's data.
@@ -31,7 +41,7 @@ const LEGAL: [from: string, event: string, to: string, methods: string[]][] = [
 
 function expectedMove(from: string, event: string, method: string): string | null {
   const row = LEGAL.find(([f, e]) => f === from && e === event);
-  return row && row[3].includes(method) ? row[2] : null;
+  return row?.[3].includes(method) ? row[2] : null;
 }
 
 function targetOf(event: string): string {
@@ -40,12 +50,25 @@ function targetOf(event: string): string {
   return [...targets][0]!;
 }
 
-const state = (status: TransactionStatus, paymentMethod: PaymentMethod, lastEvent: TransactionEvent | null = null) =>
-  ({ status, paymentMethod, lastEvent });
+const state = (status: TransactionStatus, paymentMethod: PaymentMethod, lastEvent: TransactionEvent | null = null) => ({
+  status,
+  paymentMethod,
+  lastEvent,
+});
 
 describe('transaction vocabulary', () => {
-  it('has the spec\'s nine statuses, four methods and fifteen events', () => {
-    assert.deepEqual([...TRANSACTION_STATUSES].sort(), ['CANCELADO', 'CHARGEBACK', 'EM_PROCESSAMENTO', 'ESTORNADO', 'FALHA', 'MED', 'PAGO', 'PENDENTE', 'RECUSADO']);
+  it("has the spec's nine statuses, four methods and fifteen events", () => {
+    assert.deepEqual([...TRANSACTION_STATUSES].sort(), [
+      'CANCELADO',
+      'CHARGEBACK',
+      'EM_PROCESSAMENTO',
+      'ESTORNADO',
+      'FALHA',
+      'MED',
+      'PAGO',
+      'PENDENTE',
+      'RECUSADO',
+    ]);
     assert.deepEqual([...PAYMENT_METHODS].sort(), [...ALL].sort());
     assert.equal(TRANSACTION_EVENTS.length, 15);
     assert.deepEqual([...TRANSACTION_EVENTS].sort(), [...new Set(LEGAL.map(([, e]) => e))].sort());
@@ -82,10 +105,15 @@ describe('applyTransactionEvent: every legal move', () => {
 
 describe('applyTransactionEvent: method restrictions', () => {
   const cases: [TransactionStatus, TransactionEvent, PaymentMethod][] = [
-    ['PENDENTE', 'SENT_TO_PROCESSOR', 'PIX'], ['PENDENTE', 'SENT_TO_PROCESSOR', 'BOLETO'],
-    ['PAGO', 'CHARGEBACK_OPENED', 'PIX'], ['PAGO', 'CHARGEBACK_OPENED', 'BOLETO'],
-    ['PAGO', 'MED_OPENED', 'CREDIT_CARD'], ['PAGO', 'MED_OPENED', 'DEBIT_CARD'], ['PAGO', 'MED_OPENED', 'BOLETO'],
-    ['PENDENTE', 'EXPIRED', 'CREDIT_CARD'], ['PENDENTE', 'EXPIRED', 'DEBIT_CARD'],
+    ['PENDENTE', 'SENT_TO_PROCESSOR', 'PIX'],
+    ['PENDENTE', 'SENT_TO_PROCESSOR', 'BOLETO'],
+    ['PAGO', 'CHARGEBACK_OPENED', 'PIX'],
+    ['PAGO', 'CHARGEBACK_OPENED', 'BOLETO'],
+    ['PAGO', 'MED_OPENED', 'CREDIT_CARD'],
+    ['PAGO', 'MED_OPENED', 'DEBIT_CARD'],
+    ['PAGO', 'MED_OPENED', 'BOLETO'],
+    ['PENDENTE', 'EXPIRED', 'CREDIT_CARD'],
+    ['PENDENTE', 'EXPIRED', 'DEBIT_CARD'],
   ];
   for (const [status, event, method] of cases) {
     it(`${status} --${event}--> refused for ${method}`, () => {
@@ -147,7 +175,7 @@ describe('applyTransactionEvent: repeating the last event', () => {
     assert.equal(applyTransactionEvent(state('PAGO', 'CREDIT_CARD', 'APPROVED'), 'PAYMENT_CONFIRMED').kind, 'refused');
   });
 
-  it('is refused when the status is not that event\'s target (defensive: rows out of step)', () => {
+  it("is refused when the status is not that event's target (defensive: rows out of step)", () => {
     assert.equal(applyTransactionEvent(state('ESTORNADO', 'PIX', 'PAYMENT_CONFIRMED'), 'PAYMENT_CONFIRMED').kind, 'refused');
   });
 
@@ -172,7 +200,10 @@ describe('typical flows', () => {
   });
   it('boleto expires', () => assert.equal(run('BOLETO', ['EXPIRED']), 'CANCELADO'));
   it('card: processor, error, retry, chargeback reverted, refund', () => {
-    assert.equal(run('CREDIT_CARD', ['SENT_TO_PROCESSOR', 'PROCESSING_ERROR', 'RETRY_PROCESSED', 'CHARGEBACK_OPENED', 'CHARGEBACK_REVERTED', 'REFUNDED']), 'ESTORNADO');
+    assert.equal(
+      run('CREDIT_CARD', ['SENT_TO_PROCESSOR', 'PROCESSING_ERROR', 'RETRY_PROCESSED', 'CHARGEBACK_OPENED', 'CHARGEBACK_REVERTED', 'REFUNDED']),
+      'ESTORNADO',
+    );
   });
   it('debit card declined', () => assert.equal(run('DEBIT_CARD', ['SENT_TO_PROCESSOR', 'DECLINED']), 'RECUSADO'));
 });
