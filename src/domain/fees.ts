@@ -4,6 +4,7 @@
  */
 import type { FieldError } from './errors.ts';
 import { percentOf } from './money.ts';
+import { invalid, ok, type Result } from './result.ts';
 import type { PaymentMethod } from './transaction-states.ts';
 
 export type MethodFee = { fixedCents: number; percentBasisPoints: number };
@@ -80,8 +81,6 @@ export function cashoutFees(amountCents: number, fee: FeeSchedule['cashout']): C
 
 // ---- validation of operator patches (PATCH /admin/settings, PATCH /admin/sellers/{id}) ----
 
-export type MergeResult = { ok: true; schedule: FeeSchedule } | { ok: false; errors: FieldError[] };
-
 interface IntRule {
   min: number;
   max: number;
@@ -136,8 +135,8 @@ function mergeSection<T extends Record<string, number>>(
 }
 
 /** A deep-partial patch over `base`: the full merged schedule, or every field error at once. */
-export function mergeFeeSchedule(base: FeeSchedule, patch: unknown): MergeResult {
-  if (!isPlainObject(patch)) return { ok: false, errors: [{ field: 'feeSchedule', message: 'must be an object' }] };
+export function mergeFeeSchedule(base: FeeSchedule, patch: unknown): Result<FeeSchedule> {
+  if (!isPlainObject(patch)) return invalid([{ field: 'feeSchedule', message: 'must be an object' }]);
   const errors: FieldError[] = [];
   const top = mergeInts(
     { reserveBasisPoints: base.reserveBasisPoints, reserveDays: base.reserveDays, chargebackFineCents: base.chargebackFineCents },
@@ -154,5 +153,5 @@ export function mergeFeeSchedule(base: FeeSchedule, patch: unknown): MergeResult
     ...top,
     cashout: mergeSection(base.cashout, patch.cashout, CASHOUT_RULES, 'cashout', errors),
   };
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, schedule };
+  return errors.length > 0 ? invalid(errors) : ok(schedule);
 }

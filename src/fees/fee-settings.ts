@@ -31,8 +31,10 @@ export async function platformSchedule(q: Queryable): Promise<FeeSchedule> {
 export function mergedSchedule(base: FeeSchedule, patch: unknown, prefix: string): FeeSchedule {
   const merged = mergeFeeSchedule(base, patch);
   if (!merged.ok)
-    throw validationError(merged.errors.map((e) => ({ field: e.field === 'feeSchedule' ? prefix : `${prefix}.${e.field}`, message: e.message })));
-  return merged.schedule;
+    throw validationError(
+      (merged.refusal.details ?? []).map((e) => ({ field: e.field === 'feeSchedule' ? prefix : `${prefix}.${e.field}`, message: e.message })),
+    );
+  return merged.value;
 }
 
 export async function feeSettingsRoutes(app: Router, ctx: AppContext): Promise<void> {

@@ -114,18 +114,18 @@ describe('mergeFeeSchedule', () => {
 
   it('an empty patch returns the base, as a fresh object', () => {
     const r = mergeFeeSchedule(base, {});
-    assert.deepEqual(r, { ok: true, schedule: base });
-    assert.ok(r.ok && r.schedule !== base && r.schedule.pix !== base.pix);
+    assert.deepEqual(r, { ok: true, value: base });
+    assert.ok(r.ok && r.value !== base && r.value.pix !== base.pix);
   });
 
   it('merges nested fields deeply', () => {
     const r = mergeFeeSchedule(base, { pix: { percentBasisPoints: 150 }, reserveBasisPoints: 1000, cashout: { variableBasisPoints: 10 } });
     assert.ok(r.ok);
-    assert.deepEqual(r.schedule.pix, { fixedCents: 0, percentBasisPoints: 150 });
-    assert.equal(r.schedule.reserveBasisPoints, 1000);
-    assert.equal(r.schedule.reserveDays, 30);
-    assert.deepEqual(r.schedule.cashout, { fixedCents: 200, variableBasisPoints: 10 });
-    assert.deepEqual(r.schedule.creditCard, base.creditCard);
+    assert.deepEqual(r.value.pix, { fixedCents: 0, percentBasisPoints: 150 });
+    assert.equal(r.value.reserveBasisPoints, 1000);
+    assert.equal(r.value.reserveDays, 30);
+    assert.deepEqual(r.value.cashout, { fixedCents: 200, variableBasisPoints: 10 });
+    assert.deepEqual(r.value.creditCard, base.creditCard);
   });
 
   it('accepts the limits', () => {
@@ -141,7 +141,7 @@ describe('mergeFeeSchedule', () => {
   });
 
   it('ignores unknown fields', () => {
-    assert.deepEqual(mergeFeeSchedule(base, { whatever: 1, pix: { other: 'x' } }), { ok: true, schedule: base });
+    assert.deepEqual(mergeFeeSchedule(base, { whatever: 1, pix: { other: 'x' } }), { ok: true, value: base });
   });
 
   it('reports every violation at once, with dotted field paths', () => {
@@ -156,7 +156,7 @@ describe('mergeFeeSchedule', () => {
       cashout: { fixedCents: Number.MAX_SAFE_INTEGER + 1, variableBasisPoints: null },
     });
     assert.ok(!r.ok);
-    assert.deepEqual(r.errors.map((e) => e.field).sort(), [
+    assert.deepEqual(r.refusal.details!.map((e) => e.field).sort(), [
       'boleto',
       'cashout.fixedCents',
       'cashout.variableBasisPoints',
@@ -169,7 +169,7 @@ describe('mergeFeeSchedule', () => {
       'reserveBasisPoints',
       'reserveDays',
     ]);
-    assert.ok(r.errors.every((e) => e.message.length > 0));
+    assert.ok(r.refusal.details!.every((e) => e.message.length > 0));
   });
 
   it('refuses a patch that is not an object', () => {
