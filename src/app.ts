@@ -6,10 +6,11 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { cashoutAdminRoutes, cashoutRoutes } from './cashouts/routes.ts';
 import type { AppContext } from './context.ts';
-import { ApiError, errorBody } from './domain/errors.ts';
+import { errorBody } from './domain/errors.ts';
 import { feeSettingsRoutes } from './fees/fee-settings.ts';
 import { operatorAuth, sellerAuth } from './http/auth.ts';
-import { handleError } from './http/errors.ts';
+import { registerBodyParsers } from './http/body-parsing.ts';
+import { clientError, frameworkError, handleError } from './http/errors.ts';
 import { healthRoutes } from './http/health-routes.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { createRateLimits, type MsClock } from './http/rate-limit.ts';
@@ -43,35 +44,6 @@ export const log_redact_paths = [
   'cardNumber',
   '*.cardNumber',
 ];
-
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/** Why PostgreSQL text could not hold `s` faithfully, or null. */
-function textProblem(s: string): string | null {
-  if (s.includes('\0')) return 'must not contain a NUL character (\\u0000)';
-  if (LONE_SURROGATE.test(s)) return 'must be well-formed Unicode (a lone \\uD800–\\uDFFF surrogate is not)';
-  return null;
-}
-
-/** The first string (value or key) PostgreSQL cannot store as sent, with its dotted path. Iterative: no depth overflows it. */
-function badTextField(value: unknown): { field: string; message: string } | null {
-  const stack: [unknown, string][] = [[value, '']];
-  while (stack.length > 0) {
-    const [v, path] = stack.pop()!;
-    if (typeof v === 'string') {
-      const message = textProblem(v);
-      if (message) return { field: path || 'body', message };
-    } else if (v !== null && typeof v === 'object') {
-      for (const [k, child] of Object.entries(v)) {
-        const childPath = path ? `${path}.${k}` : k;
-        const message = textProblem(k);
-        if (message) return { field: childPath, message };
-        stack.push([child, childPath]);
-      }
-    }
-  }
-  return null;
-}
 
 export interface AppOptions {
   logStream?: DestinationStream;
@@ -115,8 +87,11 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
     bodyLimit: body_limit_bytes,
     ...serverOptions(ctx.config),
     genReqId: () => randomUUID(),
+    frameworkErrors: frameworkError,
+    clientErrorHandler: clientError,
     requestIdHeader: false,
-    ajv: { customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false, useDefaults: false } },
+    // verbose: each error carries its schema, whose description words the message (http/field-errors.ts).
+    ajv: { customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false, useDefaults: false, verbose: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   // Node destroys connections accepted beyond this at once, so a flood cannot starve the process.
   app.server.maxConnections = ctx.config.httpMaxConnections;
@@ -126,22 +101,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) if (method !== 'HEAD') routeList.push({ method, url: route.url });
   });
-  // Only JSON bodies: text/plain would otherwise reach validation as a string.
-  app.removeContentTypeParser('text/plain');
-  // PostgreSQL text cannot hold U+0000, and a lone surrogate would be stored as U+FFFD: refuse
-  // both at the door as a 400 naming the field. Only escapes (\u0000, \uD8xx…) can produce them.
-  const jsonParser = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    jsonParser(request, body as string, (err, parsed) => {
-      const bad = !err && /\\u(0000|d[89a-f])/i.test(body as string) ? badTextField(parsed) : null;
-      if (bad) {
-        done(new ApiError('VALIDATION_ERROR', `Invalid ${bad.field}: ${bad.message}`, [bad]), undefined);
-        return;
-      }
-      done(err, parsed);
-    });
-  });
+  registerBodyParsers(app);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => {
     const { status, body } = errorBody('NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`);

@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PIX_KEY_MAX_LENGTH } from './domain/pix-keys.ts';
+import { type MerchantField, merchantField } from './domain/pix-brcode.ts';
+import { normalizePixKey, PIX_KEY_MAX_LENGTH, pixKeyTypeOf } from './domain/pix-keys.ts';
 
 export type Role = 'api' | 'worker' | 'all';
 
@@ -66,9 +67,9 @@ export function loadConfig(env: Env): Config {
     provider,
     sandboxAutopilot: boolean(env, 'SANDBOX_AUTOPILOT', true),
     webhookAllowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', provider === 'sandbox'),
-    pixReceiverKey: pixReceiverKey(env, secrets.pixReceiverKey),
-    pixMerchantName: bounded(env, 'PIX_MERCHANT_NAME', 'GATEWAY SANDBOX', 25),
-    pixMerchantCity: bounded(env, 'PIX_MERCHANT_CITY', 'SAO PAULO', 15),
+    pixReceiverKey: pixReceiverKey(env, secrets),
+    pixMerchantName: merchant(env, 'PIX_MERCHANT_NAME', 'merchantName', 'GATEWAY SANDBOX'),
+    pixMerchantCity: merchant(env, 'PIX_MERCHANT_CITY', 'merchantCity', 'SAO PAULO'),
     boletoBankCode: matching(env, 'BOLETO_BANK_CODE', '001', /^\d{3}$/, 'must be three digits'),
     logLevel: oneOf(env, 'LOG_LEVEL', log_levels, 'info'),
     rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 100, 1, max_rate),
@@ -131,10 +132,34 @@ function readStoredSecrets(file: string): Partial<Record<'adminToken' | 'postbac
   }
 }
 
-function pixReceiverKey(env: Env, generated: string | undefined): string {
-  const key = nonEmpty(env.PIX_RECEIVER_KEY) ?? generated ?? randomUUID();
-  if (key.length > PIX_KEY_MAX_LENGTH) fail('PIX_RECEIVER_KEY', `must be at most ${PIX_KEY_MAX_LENGTH} characters (a DICT key)`);
+const key_forms = 'a CPF (11 digits), a CNPJ (14 characters), an e-mail, a phone (+55, DDD, number) or a random key (lower-case UUID)';
+
+/**
+ * The platform's key goes into every BR Code as written, so it must be valid and already in the
+ * DICT's canonical form: CPF and CNPJ without punctuation, e-mail and random key in lower case,
+ * phone as bare +55 E.164. A key that is valid but written otherwise is refused with the form to use.
+ */
+function pixReceiverKey(env: Env, secrets: Secrets): string {
+  const fromEnv = nonEmpty(env.PIX_RECEIVER_KEY);
+  const key: unknown = fromEnv ?? secrets.pixReceiverKey ?? randomUUID();
+  const name = fromEnv === undefined && secrets.file ? `PIX_RECEIVER_KEY (kept in ${secrets.file})` : 'PIX_RECEIVER_KEY';
+  if (typeof key !== 'string') return fail(name, `must be a string, one of ${key_forms}`);
+  if (key.length > PIX_KEY_MAX_LENGTH) fail(name, `must be at most ${PIX_KEY_MAX_LENGTH} characters (a DICT key)`);
+  const type = pixKeyTypeOf(key) ?? fail(name, `must be a PIX key, ${key_forms}, got "${key}"`);
+  const canonical = normalizePixKey(type, key);
+  // Eleven digits read as a CPF; a phone written without +55 looks the same.
+  const hint = type === 'CPF' ? ' (a phone key is written +55, DDD, number)' : '';
+  if (!canonical.ok) fail(name, `is not a valid ${type} key: ${canonical.refusal.message}, got "${key}"${hint}`);
+  if (canonical.value !== key) fail(name, `must be the ${type} key as the DICT writes it: "${canonical.value}", not "${key}"`);
   return key;
+}
+
+/** Fields 59 and 60 of every BR Code: refused by the builder's own rule, so no sale can fail on them. */
+function merchant(env: Env, name: string, field: MerchantField, fallback: string): string {
+  const raw = nonEmpty(env[name]) ?? fallback;
+  const value = merchantField(field, raw);
+  if (!value.ok) fail(name, `${value.refusal.message}, got "${raw}"`);
+  return raw;
 }
 
 function checkSecret(name: string, value: string): void {
@@ -169,12 +194,6 @@ function oneOf<T extends string>(env: Env, name: string, values: readonly T[], f
   if (raw === undefined) return fallback;
   if (!(values as readonly string[]).includes(raw)) fail(name, `must be one of ${values.join(', ')}, got "${raw}"`);
   return raw as T;
-}
-
-function bounded(env: Env, name: string, fallback: string, maxLength: number): string {
-  const raw = nonEmpty(env[name]) ?? fallback;
-  if (raw.length > maxLength) fail(name, `must be at most ${maxLength} characters`);
-  return raw;
 }
 
 function matching(env: Env, name: string, fallback: string, pattern: RegExp, why: string): string {

@@ -6,7 +6,7 @@ import { ApiError } from '../domain/errors.ts';
 import { refusalError } from '../domain/result.ts';
 import { idempotent, sendAnswer } from '../http/idempotency.ts';
 import { parsePathId } from '../http/ids.ts';
-import { errorResponses, operatorSecurity, PathId, type Router, StringEnum, sellerSecurity } from '../http/router.ts';
+import { errorResponses, Fields, operatorSecurity, PathId, type Router, StringEnum, sellerSecurity } from '../http/router.ts';
 import { Cashout, cashoutView } from './cashout-view.ts';
 import { findCashout } from './cashouts-repo.ts';
 import { createCashout } from './create-cashout.ts';
@@ -75,7 +75,7 @@ export async function cashoutAdminRoutes(app: Router, ctx: AppContext): Promise<
         security: operatorSecurity,
         summary: 'Apply a payout provider/operator event to a cashout (CONTRACT §6)',
         params: PathId,
-        body: Type.Object({ event: StringEnum(CASHOUT_EVENTS) }),
+        body: Fields({ event: StringEnum(CASHOUT_EVENTS) }),
         response: { 200: Cashout, ...errorResponses },
       },
     },

@@ -1,3 +1,4 @@
+import { lockDataDir } from './data-dir-lock.ts';
 import type { Db } from './db.ts';
 import { openPglite } from './pglite.ts';
 import { openPostgres } from './postgres.ts';
@@ -10,5 +11,13 @@ export interface OpenOptions {
 export async function openDb(url: string | undefined, dataDir: string, options: OpenOptions = {}): Promise<Db> {
   if (url && /^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options.poolSize ?? 10);
   if (url && url !== 'memory://') throw new Error(`unsupported DATABASE_URL scheme: ${url.split(':')[0]}`);
-  return openPglite(url === 'memory://' ? 'memory://' : `${dataDir}/pglite`);
+  if (url === 'memory://') return openPglite('memory://');
+  // On disk, one process at a time: a second one would silently overwrite the first one's writes.
+  const lock = await lockDataDir(dataDir);
+  try {
+    return await openPglite(`${dataDir}/pglite`, lock.release);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
 }

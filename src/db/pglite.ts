@@ -2,8 +2,11 @@ import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import type { Db, Queryable } from './db.ts';
 
-/** The embedded engine: one in-process connection, so nothing to time out, lose or reconnect. */
-export async function openPglite(dir: string): Promise<Db> {
+/**
+ * The embedded engine: one in-process connection, so nothing to time out, lose or reconnect.
+ * `onClose` runs once the database is closed (it releases DATA_DIR's lock).
+ */
+export async function openPglite(dir: string, onClose: () => void = () => {}): Promise<Db> {
   if (dir !== 'memory://') mkdirSync(dir, { recursive: true });
   const db = new PGlite(dir);
   await db.waitReady;
@@ -27,6 +30,12 @@ export async function openPglite(dir: string): Promise<Db> {
         await unlisten().catch(() => {});
       };
     },
-    close: () => db.close(),
+    async close() {
+      try {
+        await db.close();
+      } finally {
+        onClose();
+      }
+    },
   };
 }

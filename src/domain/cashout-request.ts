@@ -12,11 +12,16 @@ import { ok, type Result, refuse } from './result.ts';
 export const cashout_min_cents = 10_000; // R$ 100,00
 export const cashout_max_cents = 10_000_000; // R$ 100.000,00
 const pix_key_min_length = 8;
-const amount_rule = 'reais as a number, or a string such as "150.50": greater than zero, at most two decimals';
+// Far above the maximum cashout, and short enough that no amount costs more to read than it is worth.
+const amount_text_max_length = 16;
+const amount_rule = `reais as a number, or a string such as "150.50" (at most ${amount_text_max_length} characters): greater than zero, at most two decimals`;
 
 /** The body of POST /api/public/cashout: the one schema that checks it (step 2) and documents it. */
 export const CashoutBody = Type.Object({
-  amount: Type.Union([Type.Number({ description: amount_rule }), Type.String({ pattern: '^\\d+(\\.\\d{1,2})?$', description: amount_rule })]),
+  amount: Type.Union([
+    Type.Number({ description: amount_rule }),
+    Type.String({ maxLength: amount_text_max_length, pattern: '^\\d+(\\.\\d{1,2})?$', description: amount_rule }),
+  ]),
   pixKey: Type.String({
     minLength: pix_key_min_length,
     maxLength: PIX_KEY_MAX_LENGTH,
@@ -43,7 +48,10 @@ export function parseCashoutRequest(body: unknown): Result<CashoutRequest> {
   if (errors.length > 0 || !amount?.ok) return refuse('VALIDATION_ERROR', 'The request has invalid fields', errors);
   const type = data.pixKeyType ?? 'CPF';
   const key = normalizePixKey(type, data.pixKey);
-  if (!key.ok) return refuse('INVALID_PIX_KEY', `pixKey is not a valid ${type} key: ${key.refusal.message}`);
+  if (!key.ok) {
+    const message = `is not a valid ${type} key: ${key.refusal.message}`;
+    return refuse('INVALID_PIX_KEY', `Invalid pixKey: ${message}`, [{ field: 'pixKey', message }]);
+  }
   return ok({ amount: amount.value, pixKey: key.value, pixKeyType: type });
 }
 

@@ -2,6 +2,7 @@
  * Fee schedules and the split of a sale or cashout into fees, reserve and net (CONTRACT §5, §8).
  * Everything is integer cents and basis points; rounding is half-even via percentOf.
  */
+import { Type } from 'typebox';
 import type { FieldError } from './errors.ts';
 import { percentOf } from './money.ts';
 import { invalid, ok, type Result } from './result.ts';
@@ -79,20 +80,85 @@ export function cashoutFees(amountCents: number, fee: FeeSchedule['cashout']): C
   return { fixed: fee.fixedCents, variable, total, net: amountCents - total };
 }
 
-// ---- validation of operator patches (PATCH /admin/settings, PATCH /admin/sellers/{id}) ----
+// ---- operator patches (PATCH /admin/settings, PATCH /admin/sellers/{id}) ----
+
+/** R$ 1,000,000.00: no fixed fee or fine beyond it is a typo we should accept. */
+export const fee_cents_max = 100_000_000;
+const basis_points_max = 10_000;
+const reserve_days_max = 365;
+
+const cents = Type.Integer({ minimum: 0, maximum: fee_cents_max, description: `an integer of cents from 0 to ${fee_cents_max}` });
+const basisPoints = Type.Integer({
+  minimum: 0,
+  maximum: basis_points_max,
+  description: `an integer of basis points from 0 to ${basis_points_max} (100 bp = 1 %)`,
+});
+const days = Type.Integer({ minimum: 0, maximum: reserve_days_max, description: `an integer number of days from 0 to ${reserve_days_max}` });
+const strict = { additionalProperties: false } as const;
+const methodFeeSchema = (partial: boolean) =>
+  Type.Object(
+    partial
+      ? { fixedCents: Type.Optional(cents), percentBasisPoints: Type.Optional(basisPoints) }
+      : { fixedCents: cents, percentBasisPoints: basisPoints },
+    {
+      ...strict,
+      description: 'fixedCents + percentBasisPoints of the sale amount',
+    },
+  );
+const cashoutFee = (partial: boolean) =>
+  Type.Object(
+    partial
+      ? { fixedCents: Type.Optional(cents), variableBasisPoints: Type.Optional(basisPoints) }
+      : { fixedCents: cents, variableBasisPoints: basisPoints },
+    {
+      ...strict,
+      description: 'fixedCents + variableBasisPoints of the cashout amount',
+    },
+  );
+
+/** A whole fee schedule (CONTRACT §5), as answered. */
+export const FeeScheduleSchema = Type.Object(
+  {
+    pix: methodFeeSchema(false),
+    boleto: methodFeeSchema(false),
+    creditCard: methodFeeSchema(false),
+    debitCard: methodFeeSchema(false),
+    reserveBasisPoints: basisPoints,
+    reserveDays: days,
+    chargebackFineCents: cents,
+    cashout: cashoutFee(false),
+  },
+  { ...strict, description: 'fixed amounts in cents, percentages in basis points' },
+);
+
+/** A deep-partial patch of a fee schedule: any of its keys, each in range; an unknown key is refused. */
+export const FeeSchedulePatch = Type.Object(
+  {
+    pix: Type.Optional(methodFeeSchema(true)),
+    boleto: Type.Optional(methodFeeSchema(true)),
+    creditCard: Type.Optional(methodFeeSchema(true)),
+    debitCard: Type.Optional(methodFeeSchema(true)),
+    reserveBasisPoints: Type.Optional(basisPoints),
+    reserveDays: Type.Optional(days),
+    chargebackFineCents: Type.Optional(cents),
+    cashout: Type.Optional(cashoutFee(true)),
+  },
+  { ...strict, description: 'a deep-partial fee schedule: any of its keys, the others kept' },
+);
 
 interface IntRule {
   min: number;
   max: number;
   what: string;
 }
-const CENTS: IntRule = { min: 0, max: Number.MAX_SAFE_INTEGER, what: 'a non-negative integer of cents' };
-const BASIS_POINTS: IntRule = { min: 0, max: 10_000, what: 'an integer of basis points from 0 to 10000' };
-const DAYS: IntRule = { min: 0, max: 365, what: 'an integer number of days from 0 to 365' };
+const CENTS: IntRule = { min: 0, max: fee_cents_max, what: `an integer of cents from 0 to ${fee_cents_max}` };
+const BASIS_POINTS: IntRule = { min: 0, max: basis_points_max, what: `an integer of basis points from 0 to ${basis_points_max}` };
+const DAYS: IntRule = { min: 0, max: reserve_days_max, what: `an integer number of days from 0 to ${reserve_days_max}` };
 
 const METHOD_FEE_RULES = { fixedCents: CENTS, percentBasisPoints: BASIS_POINTS };
 const CASHOUT_RULES = { fixedCents: CENTS, variableBasisPoints: BASIS_POINTS };
 const TOP_RULES = { reserveBasisPoints: BASIS_POINTS, reserveDays: DAYS, chargebackFineCents: CENTS };
+const SECTION_KEYS = { pix: true, boleto: true, creditCard: true, debitCard: true, cashout: true };
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -100,7 +166,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * Overlays the patch's integer fields in `rules` onto `base`, collecting every violation (types
- * are never coerced). Unknown fields are ignored, as everywhere else in the API (CONTRACT §4).
+ * are never coerced). An unknown field is refused: a misspelt key would change nothing (CONTRACT §3).
  */
 function mergeInts<T extends Record<string, number>>(
   base: T,
@@ -110,6 +176,9 @@ function mergeInts<T extends Record<string, number>>(
   errors: FieldError[],
 ): T {
   const merged: Record<string, number> = { ...base };
+  for (const key of Object.keys(patch)) {
+    if (!(key in rules) && !(prefix === '' && key in SECTION_KEYS)) errors.push({ field: prefix + key, message: 'is not a known field' });
+  }
   for (const [key, rule] of Object.entries(rules) as [string, IntRule][]) {
     if (!(key in patch)) continue;
     const value = patch[key];

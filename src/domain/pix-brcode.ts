@@ -4,12 +4,11 @@
  */
 import { PIX_KEY_MAX_LENGTH } from './pix-keys.ts';
 import { randomBytes } from './random.ts';
+import { ok, type Result, refuse } from './result.ts';
 
 const GUI = 'br.gov.bcb.pix';
 const MAX_TLV_VALUE = 99;
 const MAX_AMOUNT_CHARS = 13;
-const MAX_NAME = 25;
-const MAX_CITY = 15;
 const TXID_RE = /^[A-Za-z0-9]{1,25}$/;
 // EMV "ans" values: printable ASCII only, so TLV lengths count bytes and characters alike.
 const PRINTABLE_ASCII_RE = /^[\x20-\x7E]*$/;
@@ -70,8 +69,8 @@ export function buildBrCode(input: BrCodeInput): string {
   if (input.amountCents != null) fields.push(['54', amountField(input.amountCents)]);
   fields.push(
     ['58', 'BR'],
-    ['59', merchantText(input.merchantName, MAX_NAME, 'merchantName')],
-    ['60', merchantText(input.merchantCity, MAX_CITY, 'merchantCity')],
+    ['59', merchantFieldOrThrow('merchantName', input.merchantName)],
+    ['60', merchantFieldOrThrow('merchantCity', input.merchantCity)],
     ['62', tlv('05', checkTxid(input.txid))],
   );
   return assembleBrCode(fields);
@@ -113,17 +112,35 @@ function asciiText(text: string): string {
     .replace(/[^\x20-\x7E]/g, '');
 }
 
-/** Names and cities: ASCII upper case, [A-Z0-9 ] only, single spaces, cut to `max`. */
-function merchantText(text: string, max: number, what: string): string {
+export type MerchantField = 'merchantName' | 'merchantCity';
+
+/** Field 59 (merchant name) holds 25 characters, field 60 (city) 15. */
+export const MERCHANT_FIELD_MAX: Readonly<Record<MerchantField, number>> = { merchantName: 25, merchantCity: 15 };
+
+/**
+ * Fields 59 and 60, the one rule start-up (PIX_MERCHANT_NAME, PIX_MERCHANT_CITY) and buildBrCode share:
+ * accents off, ASCII upper case, [A-Z0-9 ] only, single spaces. Refused: text with no letter or digit
+ * (the field would be empty), and text longer than the field once so written, unless `cut` (then it is
+ * cut to fit). Refusals are clauses for the caller to prefix with the field's name.
+ */
+export function merchantField(field: MerchantField, text: string, options: { cut?: boolean } = {}): Result<string> {
+  const max = MERCHANT_FIELD_MAX[field];
   const out = asciiText(text)
     .toUpperCase()
     .replace(/[^A-Z0-9 ]+/g, ' ')
     .replace(/ {2,}/g, ' ')
-    .trim()
-    .slice(0, max)
-    .trimEnd();
-  if (!out) throw new Error(`BR Code: ${what} is empty after normalisation`);
-  return out;
+    .trim();
+  if (!out) return refuse('VALIDATION_ERROR', 'has no letter or digit: a BR Code keeps only A-Z, 0-9 and spaces (accents removed)');
+  if (out.length <= max) return ok(out);
+  if (options.cut) return ok(out.slice(0, max).trimEnd());
+  return refuse('VALIDATION_ERROR', `must be at most ${max} characters as a BR Code writes it ("${out}" is ${out.length})`);
+}
+
+/** The builder's use: long text is cut to fit; text with nothing left is a bug of the caller. */
+function merchantFieldOrThrow(field: MerchantField, text: string): string {
+  const value = merchantField(field, text, { cut: true });
+  if (!value.ok) throw new Error(`BR Code: ${field} ${value.refusal.message}`);
+  return value.value;
 }
 
 /**

@@ -45,7 +45,7 @@ const Customer = Type.Object({
 
 const Item = Type.Object({
   title: text(255),
-  unitPrice: integer(1, Number.MAX_SAFE_INTEGER, 'an integer of cents, 1 or more'),
+  unitPrice: integer(1, MAX_SALE_AMOUNT, `an integer of cents from 1 to ${MAX_SALE_AMOUNT}`),
   quantity: integer(1, MAX_QUANTITY, `an integer from 1 to ${MAX_QUANTITY}`),
   tangible: Type.Boolean(),
 });
@@ -67,7 +67,7 @@ const Shipping = Type.Object({
   city: text(100),
   state: Type.String({ pattern: '^[A-Z]{2}$', description: 'two upper-case letters (UF, e.g. SP)' }),
   zipCode: Type.String({ pattern: '^\\d{8}$', description: '8 digits (CEP without punctuation)' }),
-  fee: integer(0, Number.MAX_SAFE_INTEGER, 'an integer of cents, 0 or more'),
+  fee: integer(0, MAX_SALE_AMOUNT, `an integer of cents from 0 to ${MAX_SALE_AMOUNT}`),
 });
 
 export const SaleBody = Type.Object({

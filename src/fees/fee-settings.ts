@@ -3,23 +3,9 @@ import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/db.ts';
 import { maybeOne, one } from '../db/sql.ts';
 import { validationError } from '../domain/errors.ts';
-import { DEFAULT_FEE_SCHEDULE, type FeeSchedule, mergeFeeSchedule } from '../domain/fees.ts';
-import { errorResponses, operatorSecurity, type Router } from '../http/router.ts';
+import { DEFAULT_FEE_SCHEDULE, type FeeSchedule, FeeSchedulePatch, FeeScheduleSchema, mergeFeeSchedule } from '../domain/fees.ts';
+import { errorResponses, Fields, operatorSecurity, type Router } from '../http/router.ts';
 
-const Method = Type.Object({ fixedCents: Type.Integer(), percentBasisPoints: Type.Integer() });
-export const FeeScheduleSchema = Type.Object(
-  {
-    pix: Method,
-    boleto: Method,
-    creditCard: Method,
-    debitCard: Method,
-    reserveBasisPoints: Type.Integer(),
-    reserveDays: Type.Integer(),
-    chargebackFineCents: Type.Integer(),
-    cashout: Type.Object({ fixedCents: Type.Integer(), variableBasisPoints: Type.Integer() }),
-  },
-  { description: 'fixed amounts in cents, percentages in basis points (1/100 of 1 %)' },
-);
 const Settings = Type.Object({ feeSchedule: FeeScheduleSchema });
 
 export async function platformSchedule(q: Queryable): Promise<FeeSchedule> {
@@ -54,7 +40,7 @@ export async function feeSettingsRoutes(app: Router, ctx: AppContext): Promise<v
       schema: {
         ...common,
         summary: "Change the platform's default fee schedule (deep-partial); applies to sales created afterwards",
-        body: Type.Object({ feeSchedule: Type.Object({}, { additionalProperties: true }) }),
+        body: Fields({ feeSchedule: FeeSchedulePatch }),
         response: { 200: Settings, ...errorResponses },
       },
     },

@@ -1,37 +1,11 @@
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DatabaseUnavailableError } from '../db/db.ts';
-import { ApiError, errorBody, type FieldError, type PublicErrorCode } from '../domain/errors.ts';
+import { ApiError, errorBody, type PublicErrorCode, validationError } from '../domain/errors.ts';
+import { type AjvError, ajvDetails } from './field-errors.ts';
 
 // Long enough for the availability probe to have run again; short enough to retry soon.
 export const unavailable_retry_after_s = 1;
-
-interface AjvError {
-  instancePath?: string;
-  keyword: string;
-  params?: Record<string, unknown>;
-  message?: string;
-}
-
-/** "/customer/email" + missingProperty "name" → "customer.name"; array indexes stay: "items.0.title". */
-export function fieldOf(e: AjvError, context?: string): string {
-  const path = (e.instancePath ?? '').split('/').filter(Boolean);
-  if (e.keyword === 'required' && typeof e.params?.missingProperty === 'string') path.push(e.params.missingProperty);
-  const field = path.join('.');
-  return field || (context === 'body' || !context ? 'body' : context);
-}
-
-export function ajvDetails(errors: AjvError[], context?: string): FieldError[] {
-  const seen = new Set<string>();
-  const details: FieldError[] = [];
-  for (const e of errors) {
-    const field = fieldOf(e, context);
-    const message = e.message ?? 'is invalid';
-    if (seen.has(field + message)) continue;
-    seen.add(field + message);
-    details.push({ field, message });
-  }
-  return details;
-}
 
 const fastify_client_codes: Record<number, PublicErrorCode> = { 413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE' };
 
@@ -54,8 +28,8 @@ export function handleError(error: FastifyError | ApiError, request: FastifyRequ
   }
   const validation = (error as FastifyError).validation;
   if (validation) {
-    const details = ajvDetails(validation as AjvError[], (error as FastifyError).validationContext);
-    const { status, body } = errorBody('VALIDATION_ERROR', 'The request has invalid fields', details);
+    const refusal = validationError(ajvDetails(validation as AjvError[], (error as FastifyError).validationContext));
+    const { status, body } = errorBody('VALIDATION_ERROR', refusal.message, refusal.details);
     void reply.status(status).send(body);
     return;
   }
@@ -78,4 +52,29 @@ function clientMessage(error: FastifyError): string {
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return 'Body is larger than 1 MiB';
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return 'Content-Type must be application/json';
   return error.message;
+}
+
+/** Fastify's errors before routing (a malformed URL such as `%FF`): our shape, the URL not echoed. */
+export function frameworkError(_error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const { status, body } = errorBody('BAD_REQUEST', 'The request URL is malformed (bad percent-encoding)');
+  void reply.status(status).type('application/json; charset=utf-8').serializer(JSON.stringify).send(body);
+}
+
+const client_errors: Record<string, { status: number; title: string; message: string }> = {
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, title: 'Request Timeout', message: 'The request was not received in time' },
+  HPE_HEADER_OVERFLOW: { status: 431, title: 'Request Header Fields Too Large', message: 'The request headers are too large' },
+};
+
+/**
+ * Node's own refusals, before Fastify sees a request (a request too slow to arrive, headers too
+ * large, unparsable HTTP): the same JSON shape, then the connection is closed.
+ */
+export function clientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (!socket.writable || err.code === 'ECONNRESET') return void socket.destroy();
+  const known = client_errors[err.code ?? ''] ?? { status: 400, title: 'Bad Request', message: 'The request could not be parsed as HTTP' };
+  const body = JSON.stringify({ error: known.title, message: known.message });
+  socket.end(
+    `HTTP/1.1 ${known.status} ${known.title}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

@@ -8,8 +8,10 @@ const page_limit_pattern = '^(100|[1-9][0-9]?)$';
 
 /** The query fields of every paged list (CONTRACT §3): newest first, `cursor` = the previous page's nextCursor. */
 export const PageQuery = {
-  limit: Type.Optional(Type.String({ pattern: page_limit_pattern, description: `1–${page_limit_max}, default ${page_limit_default}` })),
-  cursor: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,15}$', description: 'nextCursor of the previous page' })),
+  limit: Type.Optional(
+    Type.String({ pattern: page_limit_pattern, description: `an integer from 1 to ${page_limit_max} (default ${page_limit_default})` }),
+  ),
+  cursor: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,15}$', description: 'the nextCursor of the previous page' })),
 };
 
 export const pageOf = <T extends TSchema>(item: T) => Type.Object({ data: Type.Array(item), nextCursor: Type.Union([Type.String(), Type.Null()]) });

@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
-import { Type } from 'typebox';
+import { type TProperties, Type } from 'typebox';
 
 export type Router = FastifyInstance<
   RawServerDefault,
@@ -34,3 +34,13 @@ export const iso = (d: Date | null | undefined): string | null => (d ? d.toISOSt
 /** A string enum schema typed as its union (TypeBox's Union of mapped literals loses the literals). */
 export const StringEnum = <T extends string>(values: readonly T[], options: { description?: string } = {}) =>
   Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
+
+/**
+ * A request body of exactly these fields: an unknown one is a 400 naming it (CONTRACT §3), so a typo
+ * is never silently dropped on an endpoint that moves money or changes settings.
+ */
+export const Fields = <P extends TProperties>(properties: P, options: { description?: string } = {}) =>
+  Type.Object(properties, { additionalProperties: false, ...options });
+
+/** The body of a POST that takes none: nothing, an empty body or `{}` (CONTRACT §3). */
+export const NoBody = Fields({}, { description: 'no body, an empty body or {}' });

@@ -3,7 +3,7 @@ import type { AppContext } from '../context.ts';
 import { url_max_length } from '../domain/limits.ts';
 import { parsePathId } from '../http/ids.ts';
 import { PageQuery, pageAnswer, pageOf, pageRequest } from '../http/paging.ts';
-import { errorResponses, iso, PathId, type Router, StringEnum, sellerSecurity } from '../http/router.ts';
+import { errorResponses, Fields, iso, NoBody, PathId, type Router, StringEnum, sellerSecurity } from '../http/router.ts';
 import { listNotifications, type NotificationRow, resendNotification } from './delivery-log.ts';
 import { addWebhook, listWebhooks, removeWebhook, WEBHOOK_TYPES, type WebhookRecord } from './webhooks.ts';
 
@@ -64,7 +64,7 @@ function webhookRoutes(app: Router, ctx: AppContext): void {
       schema: {
         ...common,
         summary: 'Add a permanent webhook (the panel\'s "add webhook")',
-        body: Type.Object({
+        body: Fields({
           url: Type.String({ minLength: 1, maxLength: url_max_length }),
           types: Type.Array(StringEnum(WEBHOOK_TYPES), { minItems: 1, maxItems: 2, uniqueItems: true }),
         }),
@@ -110,6 +110,7 @@ function deliveryLogRoutes(app: Router, ctx: AppContext): void {
         ...common,
         summary: 'One more attempt now, whatever its status (same X-Event-Id)',
         params: PathId,
+        body: NoBody,
         response: { 202: Notification, ...errorResponses },
       },
     },

@@ -2,24 +2,25 @@ import { type Static, Type } from 'typebox';
 import type { AppContext } from '../context.ts';
 import { parseDocument } from '../domain/documents.ts';
 import { ApiError, validationError } from '../domain/errors.ts';
-import type { FeeSchedule } from '../domain/fees.ts';
+import { type FeeSchedule, FeeSchedulePatch, FeeScheduleSchema } from '../domain/fees.ts';
 import { mergedSchedule, platformSchedule } from '../fees/fee-settings.ts';
 import { parsePathId } from '../http/ids.ts';
-import { errorResponses, iso, operatorSecurity, PathId, type Router } from '../http/router.ts';
+import { errorResponses, Fields, iso, NoBody, operatorSecurity, PathId, type Router } from '../http/router.ts';
+import { looksLikePublicKey } from './keys.ts';
 import { findSeller, insertSeller, issueKey, listKeys, revokeKey, type SellerRow, updateSeller } from './sellers-repo.ts';
 
 const Email = Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' });
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Timestamp = Type.String({ format: 'date-time' });
 
-const SellerBody = Type.Object({ name: Name, email: Email, document: Type.Optional(Type.Union([Type.String({ maxLength: 32 }), Type.Null()])) });
-const SellerPatch = Type.Object({
+const SellerBody = Fields({ name: Name, email: Email, document: Type.Optional(Type.Union([Type.String({ maxLength: 32 }), Type.Null()])) });
+const SellerPatch = Fields({
   name: Type.Optional(Name),
   email: Type.Optional(Email),
   apiWithdrawalEnabled: Type.Optional(Type.Boolean()),
   transferAllowed: Type.Optional(Type.Boolean()),
   feeSchedule: Type.Optional(
-    Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
+    Type.Union([FeeSchedulePatch, Type.Null()], {
       description: "the seller's own schedule, a deep-partial patch over its current one (or the platform's); null to follow the platform",
     }),
   ),
@@ -31,7 +32,7 @@ const sellerFields = {
   document: Type.Union([Type.String(), Type.Null()]),
   apiWithdrawalEnabled: Type.Boolean(),
   transferAllowed: Type.Boolean(),
-  feeSchedule: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
+  feeSchedule: Type.Union([FeeScheduleSchema, Type.Null()]),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 };
@@ -51,7 +52,7 @@ function sellerView(s: SellerRow) {
     document: s.document,
     apiWithdrawalEnabled: s.api_withdrawal_enabled,
     transferAllowed: s.transfer_allowed,
-    feeSchedule: (s.fee_schedule ?? null) as Record<string, unknown> | null,
+    feeSchedule: (s.fee_schedule ?? null) as FeeSchedule | null,
     createdAt: s.created_at.toISOString(),
     updatedAt: s.updated_at.toISOString(),
   };
@@ -150,7 +151,7 @@ function keyRoutes(app: Router, ctx: AppContext): void {
   app.post(
     '/admin/sellers/:id/keys',
     {
-      schema: { ...common, summary: 'Issue a new key pair', params: PathId, response: { 201: KeyOut, ...errorResponses } },
+      schema: { ...common, summary: 'Issue a new key pair', params: PathId, body: NoBody, response: { 201: KeyOut, ...errorResponses } },
     },
     async (request, reply) => {
       const seller = await existingSeller(ctx, request.params.id);
@@ -171,6 +172,7 @@ function keyRoutes(app: Router, ctx: AppContext): void {
     },
     async (request, reply) => {
       const id = parsePathId(request.params.id);
+      if (!looksLikePublicKey(request.params.publicKey)) throw new ApiError('BAD_REQUEST', 'publicKey must be a public key as issued (pk_…)');
       const revoked = await ctx.db.tx((q) => revokeKey(q, id, request.params.publicKey));
       if (!revoked) throw new ApiError('NOT_FOUND', 'Key not found for this seller');
       ctx.authenticator.forget(request.params.publicKey);

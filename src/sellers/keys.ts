@@ -18,4 +18,5 @@ export function generateKeyPair(): KeyPair {
   return { publicKey, privateKey, privateKeyDigest: digestOf(privateKey) };
 }
 
-export const looksLikePublicKey = (v: string) => v.startsWith(public_key_prefix) && v.length <= 64;
+/** The shape issued keys have: `pk_` and base64url. Anything else is refused before it reaches SQL. */
+export const looksLikePublicKey = (v: string) => /^pk_[A-Za-z0-9_-]{1,61}$/.test(v);

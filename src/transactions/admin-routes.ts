@@ -1,8 +1,7 @@
-import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
 import { TRANSACTION_EVENTS } from '../domain/transaction-states.ts';
 import { parsePathId } from '../http/ids.ts';
-import { errorResponses, operatorSecurity, PathId, type Router, StringEnum } from '../http/router.ts';
+import { errorResponses, Fields, operatorSecurity, PathId, type Router, StringEnum } from '../http/router.ts';
 import { applyEvent } from './apply-event.ts';
 import { Transaction } from './transaction-view.ts';
 
@@ -15,7 +14,7 @@ export async function transactionAdminRoutes(app: Router, ctx: AppContext): Prom
         security: operatorSecurity,
         summary: 'Apply a processor/operator event to a transaction (CONTRACT §6)',
         params: PathId,
-        body: Type.Object({ event: StringEnum(TRANSACTION_EVENTS) }),
+        body: Fields({ event: StringEnum(TRANSACTION_EVENTS) }),
         response: { 200: Transaction, ...errorResponses },
       },
     },

@@ -4,7 +4,7 @@ import { ApiError } from '../domain/errors.ts';
 import { PAYMENT_METHODS, TRANSACTION_STATUSES } from '../domain/transaction-states.ts';
 import { parsePathId } from '../http/ids.ts';
 import { PageQuery, pageAnswer, pageOf, pageRequest } from '../http/paging.ts';
-import { errorResponses, PathId, type Router, StringEnum, sellerSecurity } from '../http/router.ts';
+import { errorResponses, NoBody, PathId, type Router, StringEnum, sellerSecurity } from '../http/router.ts';
 import { applyEvent } from './apply-event.ts';
 import { Transaction, transactionView } from './transaction-view.ts';
 import { findTransaction, itemsOf, listTransactions, type TransactionRow } from './transactions-repo.ts';
@@ -72,6 +72,7 @@ export async function transactionRoutes(app: Router, ctx: AppContext): Promise<v
         ...common,
         summary: 'Refund a paid transaction in full (PAGO → ESTORNADO)',
         params: PathId,
+        body: NoBody,
         response: { 200: Transaction, ...errorResponses },
       },
     },
@@ -85,6 +86,7 @@ export async function transactionRoutes(app: Router, ctx: AppContext): Promise<v
         ...common,
         summary: 'Cancel a pending or failed transaction (→ CANCELADO)',
         params: PathId,
+        body: NoBody,
         response: { 200: Transaction, ...errorResponses },
       },
     },

@@ -30,10 +30,15 @@ describe('one error handler for every failure', () => {
   const post = (payload: string, contentType = 'application/json') =>
     gw.app.inject({ method: 'POST', url: '/admin/sellers', headers: { ...adminHeaders, 'content-type': contentType }, payload });
 
-  test('malformed JSON is 400', async () => {
+  test('malformed JSON is 400 VALIDATION_ERROR naming the body, without echoing it', async () => {
     const res = await post('{"name": "x",');
     assert.equal(res.statusCode, 400);
-    assert.deepEqual(res.json(), { error: 'Bad Request', message: 'Body is not valid JSON' });
+    assert.equal(res.headers['content-type'], 'application/json; charset=utf-8');
+    assert.deepEqual(res.json(), {
+      message: 'Invalid body: is not valid JSON',
+      errorType: 'VALIDATION_ERROR',
+      details: [{ field: 'body', message: 'is not valid JSON' }],
+    });
   });
 
   test('a body over 1 MiB is 413', async () => {

@@ -53,7 +53,8 @@ describe('sellers, keys and the balance endpoint', () => {
     const body = res.json();
     assert.equal(body.errorType, 'VALIDATION_ERROR');
     const fields = body.details.map((d: { field: string }) => d.field).sort();
-    assert.deepEqual(fields, ['email', 'name']);
+    // An unknown field is refused too (CONTRACT §3: only the spec's two POSTs ignore them).
+    assert.deepEqual(fields, ['email', 'extra', 'name']);
     const bad = await gw.app.inject({
       method: 'POST',
       url: '/admin/sellers',

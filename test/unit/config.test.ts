@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import fc from 'fast-check';
+import { hasError, isStaticPix, parsePix } from 'pix-utils';
 import { ConfigError, loadConfig } from '../../src/config.ts';
+import { buildBrCode } from '../../src/domain/pix-brcode.ts';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'gw-config-'));
 
@@ -131,4 +134,148 @@ test('rate limits and HTTP limits come from the environment', () => {
     HTTP_MAX_CONNECTIONS: '7',
   });
   assert.deepEqual([c.rateLimitPerSecond, c.authFailuresPerMinute, c.httpRequestTimeoutMs, c.httpMaxConnections], [5, 3, 1500, 7]);
+});
+
+// PostgreSQL mode writes nothing to disk: the property tests run it many times.
+const postgres = { DATABASE_URL: 'postgres://u@127.0.0.1/db', ADMIN_TOKEN: 'x'.repeat(32), POSTBACK_SECRET: 'y'.repeat(32) };
+
+/** loadConfig must refuse `env` with one line that starts with `name` (and includes `includes`). */
+function refused(env: Record<string, string>, name: string, includes?: string): void {
+  assert.throws(
+    () => loadConfig({ DATA_DIR: tmp(), ...env }),
+    (e: Error) => {
+      assert.ok(e instanceof ConfigError, `${JSON.stringify(env)}: ${e.message}`);
+      assert.ok(e.message.startsWith(`${name} `), `${e.message} should name ${name}`);
+      assert.ok(!e.message.includes('\n'), e.message);
+      if (includes) assert.ok(e.message.includes(includes), `${e.message} should include ${includes}`);
+      return true;
+    },
+    JSON.stringify(env),
+  );
+}
+
+/** A BR Code built from what the configuration accepted; pix-utils must read it. */
+function brCodeOf(c: { pixReceiverKey: string; pixMerchantName: string; pixMerchantCity: string }) {
+  const code = buildBrCode({
+    key: c.pixReceiverKey,
+    merchantName: c.pixMerchantName,
+    merchantCity: c.pixMerchantCity,
+    amountCents: 15000,
+    txid: 'ABC123',
+  });
+  const parsed = parsePix(code);
+  if (hasError(parsed) || !isStaticPix(parsed)) return assert.fail(`pix-utils rejects ${code}`);
+  return parsed;
+}
+
+test('PIX_RECEIVER_KEY: a key that is no valid PIX key stops start-up', () => {
+  refused({ PIX_RECEIVER_KEY: 'not-a-pix-key' }, 'PIX_RECEIVER_KEY', 'must be a PIX key');
+  refused({ PIX_RECEIVER_KEY: '52998224724' }, 'PIX_RECEIVER_KEY', 'not a valid CPF key: its check digits');
+  refused({ PIX_RECEIVER_KEY: '11111111111' }, 'PIX_RECEIVER_KEY', 'CPF');
+  refused({ PIX_RECEIVER_KEY: '11987654321' }, 'PIX_RECEIVER_KEY', 'a phone key is written +55');
+  refused({ PIX_RECEIVER_KEY: '11222333000182' }, 'PIX_RECEIVER_KEY', 'not a valid CNPJ key');
+  refused({ PIX_RECEIVER_KEY: 'fulano@example' }, 'PIX_RECEIVER_KEY', 'not a valid EMAIL key');
+  refused({ PIX_RECEIVER_KEY: 'fulano@@example.com' }, 'PIX_RECEIVER_KEY', 'EMAIL');
+  refused({ PIX_RECEIVER_KEY: '+5520987654321' }, 'PIX_RECEIVER_KEY', 'area code (DDD) 20 does not exist');
+  refused({ PIX_RECEIVER_KEY: '+5511887654321' }, 'PIX_RECEIVER_KEY', 'starts with 9');
+  refused({ PIX_RECEIVER_KEY: '+14155552671' }, 'PIX_RECEIVER_KEY', 'PHONE');
+  refused({ PIX_RECEIVER_KEY: '123e4567-e12b-12d1-a456-42665544000' }, 'PIX_RECEIVER_KEY', 'must be a PIX key');
+  refused({ PIX_RECEIVER_KEY: 'zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz' }, 'PIX_RECEIVER_KEY', 'must be a PIX key');
+  refused({ PIX_RECEIVER_KEY: `${'a'.repeat(70)}@example.com` }, 'PIX_RECEIVER_KEY', 'at most 77');
+  // PostgreSQL mode checks it the same way.
+  refused({ ...postgres, PIX_RECEIVER_KEY: 'not-a-pix-key' }, 'PIX_RECEIVER_KEY');
+});
+
+test("PIX_RECEIVER_KEY: a valid key not in the DICT's canonical form is refused, naming the form to use", () => {
+  const cases: [string, string][] = [
+    ['FULANO@EXAMPLE.COM', 'fulano@example.com'],
+    ['Fulano@Example.com', 'fulano@example.com'],
+    ['123E4567-E12B-12D1-A456-426655440000', '123e4567-e12b-12d1-a456-426655440000'],
+    ['529.982.247-25', '52998224725'],
+    ['11.222.333/0001-81', '11222333000181'],
+    ['12.abc.345/01de-35', '12ABC34501DE35'],
+    ['+55 (11) 98765-4321', '+5511987654321'],
+  ];
+  for (const [raw, canonical] of cases) refused({ PIX_RECEIVER_KEY: raw }, 'PIX_RECEIVER_KEY', `"${canonical}"`);
+});
+
+test('PIX_RECEIVER_KEY: canonical keys of every type start, and go into a BR Code unchanged', () => {
+  for (const key of [
+    '52998224725',
+    '11222333000181',
+    '12ABC34501DE35',
+    'fulano@example.com',
+    '+5511987654321',
+    '+551133334444',
+    '+5596991234567',
+    '123e4567-e12b-12d1-a456-426655440000', // the test gateway's key: BCB's example, not a version-4 UUID
+    '9d36b84f-c70b-478f-b95c-12729b90ca25',
+    `${'a'.repeat(65)}@example.com`,
+  ]) {
+    const c = loadConfig({ DATA_DIR: tmp(), PIX_RECEIVER_KEY: key });
+    assert.equal(c.pixReceiverKey, key);
+    assert.equal(brCodeOf(c).pixKey, key);
+  }
+});
+
+test('PIX_RECEIVER_KEY: the generated embedded key passes, and a bad one kept in secrets.json is named', () => {
+  for (let i = 0; i < 20; i++) {
+    const c = loadConfig({ DATA_DIR: tmp() });
+    assert.equal(brCodeOf(c).pixKey, c.pixReceiverKey);
+  }
+  const dir = tmp();
+  writeFileSync(join(dir, 'secrets.json'), JSON.stringify({ pixReceiverKey: 'not-a-pix-key' }));
+  assert.throws(
+    () => loadConfig({ DATA_DIR: dir }),
+    (e: Error) => e instanceof ConfigError && e.message.startsWith(`PIX_RECEIVER_KEY (kept in ${join(dir, 'secrets.json')}) must be a PIX key`),
+  );
+  writeFileSync(join(dir, 'secrets.json'), JSON.stringify({ pixReceiverKey: 42 }));
+  assert.throws(
+    () => loadConfig({ DATA_DIR: dir }),
+    (e: Error) => e instanceof ConfigError && e.message.startsWith('PIX_RECEIVER_KEY'),
+  );
+  // The environment wins over the file.
+  assert.equal(loadConfig({ DATA_DIR: dir, PIX_RECEIVER_KEY: '52998224725' }).pixReceiverKey, '52998224725');
+});
+
+test('PIX_MERCHANT_NAME and PIX_MERCHANT_CITY: refused when the BR Code could not carry them', () => {
+  refused({ PIX_MERCHANT_NAME: '!!! ***' }, 'PIX_MERCHANT_NAME', 'no letter or digit');
+  refused({ PIX_MERCHANT_NAME: '北京' }, 'PIX_MERCHANT_NAME', 'no letter or digit');
+  refused({ PIX_MERCHANT_NAME: '---' }, 'PIX_MERCHANT_NAME');
+  refused({ PIX_MERCHANT_CITY: '!!! ***' }, 'PIX_MERCHANT_CITY', 'no letter or digit');
+  refused({ PIX_MERCHANT_CITY: '🙂' }, 'PIX_MERCHANT_CITY');
+  refused({ PIX_MERCHANT_NAME: 'Padaria Pão de Açúcar Ltda ME' }, 'PIX_MERCHANT_NAME', 'at most 25');
+  refused({ PIX_MERCHANT_CITY: 'São João del-Rei' }, 'PIX_MERCHANT_CITY', '"SAO JOAO DEL REI" is 16');
+});
+
+test('PIX_MERCHANT_NAME and PIX_MERCHANT_CITY: accents and punctuation are fine, written as the BR Code writes them', () => {
+  const c = loadConfig({ DATA_DIR: tmp(), PIX_MERCHANT_NAME: 'José & Filhos (Centro)', PIX_MERCHANT_CITY: 'Florianópolis' });
+  assert.equal(c.pixMerchantName, 'José & Filhos (Centro)');
+  const parsed = brCodeOf(c);
+  assert.equal(parsed.merchantName, 'JOSE FILHOS CENTRO');
+  assert.equal(parsed.merchantCity, 'FLORIANOPOLIS');
+  // Length is the field's, once written: 25 and 15 characters fit exactly.
+  assert.ok(loadConfig({ DATA_DIR: tmp(), PIX_MERCHANT_NAME: 'N'.repeat(25), PIX_MERCHANT_CITY: 'C'.repeat(15) }));
+  assert.ok(loadConfig({ DATA_DIR: tmp(), PIX_MERCHANT_NAME: 'Café -- Cia. -- Ltda. ---- ME' }));
+});
+
+test('PIX_MERCHANT_NAME and PIX_MERCHANT_CITY: whatever start-up accepts, the builder builds (property)', () => {
+  const text = fc.oneof(
+    fc.string({ maxLength: 30 }),
+    fc.string({ unit: 'grapheme', maxLength: 30 }),
+    fc.constantFrom('!!! ***', ' - ', 'ÇÃO', '北京 Café'),
+  );
+  fc.assert(
+    fc.property(text, text, (name, city) => {
+      let c: ReturnType<typeof loadConfig>;
+      try {
+        c = loadConfig({ ...postgres, PIX_MERCHANT_NAME: name, PIX_MERCHANT_CITY: city });
+      } catch (e) {
+        assert.ok(e instanceof ConfigError && /^PIX_MERCHANT_(NAME|CITY) /.test(e.message), String(e));
+        return;
+      }
+      brCodeOf(c);
+    }),
+    { numRuns: 300 },
+  );
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { cashoutFees, DEFAULT_FEE_SCHEDULE, type FeeSchedule, mergeFeeSchedule, methodFee, splitSale } from '../../src/domain/fees.ts';
+import { cashoutFees, DEFAULT_FEE_SCHEDULE, type FeeSchedule, fee_cents_max, mergeFeeSchedule, methodFee, splitSale } from '../../src/domain/fees.ts';
 import { PAYMENT_METHODS } from '../../src/domain/transaction-states.ts';
 
 describe('DEFAULT_FEE_SCHEDULE', () => {
@@ -67,8 +67,8 @@ describe('splitSale', () => {
     debitCard: methodFeeArb,
     reserveBasisPoints: fc.integer({ min: 0, max: 10_000 }),
     reserveDays: fc.integer({ min: 0, max: 365 }),
-    chargebackFineCents: fc.nat(),
-    cashout: fc.record({ fixedCents: fc.nat(), variableBasisPoints: fc.integer({ min: 0, max: 10_000 }) }),
+    chargebackFineCents: fc.integer({ min: 0, max: fee_cents_max }),
+    cashout: fc.record({ fixedCents: fc.integer({ min: 0, max: fee_cents_max }), variableBasisPoints: fc.integer({ min: 0, max: 10_000 }) }),
   });
 
   it('parts add up to the amount and are never negative (property)', () => {
@@ -140,8 +140,17 @@ describe('mergeFeeSchedule', () => {
     assert.equal(mergeFeeSchedule(base, { reserveDays: 0 }).ok, true);
   });
 
-  it('ignores unknown fields', () => {
-    assert.deepEqual(mergeFeeSchedule(base, { whatever: 1, pix: { other: 'x' } }), { ok: true, value: base });
+  it('refuses unknown fields, naming each (a misspelt key would otherwise change nothing)', () => {
+    const r = mergeFeeSchedule(base, { whatever: 1, pix: { other: 'x' }, PIX: { percent: -5 } });
+    assert.ok(!r.ok, 'refused');
+    assert.deepEqual(r.refusal.details!.map((e) => e.field).sort(), ['PIX', 'pix.other', 'whatever']);
+  });
+
+  it('refuses amounts of cents beyond R$ 1,000,000.00', () => {
+    const r = mergeFeeSchedule(base, { chargebackFineCents: fee_cents_max + 1 });
+    assert.ok(!r.ok, 'refused');
+    assert.deepEqual(r.refusal.details, [{ field: 'chargebackFineCents', message: `must be an integer of cents from 0 to ${fee_cents_max}` }]);
+    assert.ok(mergeFeeSchedule(base, { chargebackFineCents: fee_cents_max }).ok, 'the bound itself is accepted');
   });
 
   it('reports every violation at once, with dotted field paths', () => {

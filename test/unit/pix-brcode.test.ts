@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import { hasError, isDynamicPix, isStaticPix, parsePix } from 'pix-utils';
 import {
   assembleBrCode,
   type BrCodeInput,
   buildBrCode,
   crc16ccittFalse,
+  MERCHANT_FIELD_MAX,
+  merchantField,
   newTxid,
   parseBrCode,
   parseTlv,
@@ -196,6 +199,45 @@ test('names and cities: accents removed, upper case, [A-Z0-9 ] only, truncated t
   const long = parseBrCode(buildBrCode({ ...base, merchantName: 'A'.repeat(40), merchantCity: 'B'.repeat(40) }));
   assert.equal(long.get('59'), 'A'.repeat(25));
   assert.equal(long.get('60'), 'B'.repeat(15));
+});
+
+test('merchantField: the one rule for fields 59 and 60, strict for start-up, cut to fit for the builder', () => {
+  assert.deepEqual(MERCHANT_FIELD_MAX, { merchantName: 25, merchantCity: 15 });
+  assert.deepEqual(merchantField('merchantName', 'José & Filhos'), { ok: true, value: 'JOSE FILHOS' });
+  assert.deepEqual(merchantField('merchantCity', 'C'.repeat(15)), { ok: true, value: 'C'.repeat(15) });
+  for (const text of ['!!! ***', '', '   ', '北京', '— –', '🙂']) {
+    for (const field of ['merchantName', 'merchantCity'] as const) {
+      const r = merchantField(field, text);
+      assert.ok(!r.ok && /no letter or digit/.test(r.refusal.message), `${field} ${JSON.stringify(text)}`);
+      assert.equal(merchantField(field, text, { cut: true }).ok, false);
+      assert.throws(() => buildBrCode({ ...base, [field]: text }), new RegExp(`BR Code: ${field} has no letter or digit`));
+    }
+  }
+  const long = merchantField('merchantCity', 'São João del-Rei');
+  assert.ok(!long.ok && long.refusal.message.includes('at most 15') && long.refusal.message.includes('"SAO JOAO DEL REI" is 16'));
+  assert.deepEqual(merchantField('merchantCity', 'São João del-Rei', { cut: true }), { ok: true, value: 'SAO JOAO DEL RE' });
+  assert.deepEqual(merchantField('merchantName', 'Café -- Cia. -- Ltda. ---- ME'), { ok: true, value: 'CAFE CIA LTDA ME' });
+});
+
+test('merchantField: the builder throws exactly when the rule refuses, and writes what it answers (property)', () => {
+  const text = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 40 }));
+  fc.assert(
+    fc.property(text, (t) => {
+      const name = merchantField('merchantName', t, { cut: true });
+      const city = merchantField('merchantCity', t, { cut: true });
+      const strict = merchantField('merchantName', t);
+      if (strict.ok) assert.deepEqual(name, strict, 'strict and cut agree on what fits');
+      if (!name.ok) {
+        assert.throws(() => buildBrCode({ ...base, merchantName: t }), /merchantName/);
+        return;
+      }
+      assert.ok(city.ok, 'the same text cannot be empty for one field and not the other');
+      const fields = parseBrCode(buildBrCode({ ...base, merchantName: t, merchantCity: t }));
+      assert.equal(fields.get('59'), name.value);
+      assert.equal(fields.get('60'), city.value);
+    }),
+    { numRuns: 500 },
+  );
 });
 
 test('description: ASCII, cut to fit the 99-character merchant account', () => {

@@ -1,12 +1,19 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { normalizePixKey, PIX_KEY_MAX_LENGTH, PIX_KEY_TYPES, type PixKeyType } from '../../src/domain/pix-keys.ts';
+import { getAreaCodeInfo, isValidLandlinePhone, isValidMobilePhone, isValidPixKey } from '@brazilian-utils/brazilian-utils';
+import fc from 'fast-check';
+import { BRAZIL_AREA_CODES } from '../../src/domain/phone-area-codes.ts';
+import { normalizePixKey, PIX_KEY_MAX_LENGTH, PIX_KEY_TYPES, type PixKeyType, pixKeyTypeOf } from '../../src/domain/pix-keys.ts';
 
 const ok = (type: PixKeyType, raw: string, key: string) => assert.deepEqual(normalizePixKey(type, raw), { ok: true, value: key }, `${type} ${raw}`);
-const bad = (type: PixKeyType, raw: string) => {
+const bad = (type: PixKeyType, raw: string, message?: RegExp) => {
   const r = normalizePixKey(type, raw);
   assert.equal(r.ok, false, `${type} ${JSON.stringify(raw)} should be refused`);
-  if (!r.ok) assert.ok(r.refusal.message.length > 0);
+  if (!r.ok) {
+    assert.equal(r.refusal.code, 'INVALID_PIX_KEY');
+    assert.ok(r.refusal.message.length > 0 && !r.refusal.message.includes('\n'), r.refusal.message);
+    if (message) assert.match(r.refusal.message, message);
+  }
 };
 
 test('the five DICT key types', () => {
@@ -61,7 +68,7 @@ test('EMAIL keys: lower-cased, DICT-like shape, at most 77 characters', () => {
   bad('EMAIL', `${local}a@example.com`);
 });
 
-test('PHONE keys: +55, DDD 11-99, 8 or 9 digits, formatting stripped', () => {
+test('PHONE keys: +55, DDD, 8 or 9 digits, formatting stripped', () => {
   ok('PHONE', '+5511987654321', '+5511987654321');
   ok('PHONE', '+551133334444', '+551133334444');
   ok('PHONE', '+55 (11) 98765-4321', '+5511987654321');
@@ -81,6 +88,91 @@ test('PHONE keys: +55, DDD 11-99, 8 or 9 digits, formatting stripped', () => {
   ]) {
     bad('PHONE', raw);
   }
+});
+
+// ANATEL's 67 area codes, as the issue lists them.
+const ANATEL_DDDS =
+  '11 12 13 14 15 16 17 18 19 21 22 24 27 28 31 32 33 34 35 37 38 41 42 43 44 45 46 47 48 49 51 53 54 55 ' +
+  '61 62 63 64 65 66 67 68 69 71 73 74 75 77 79 81 82 83 84 85 86 87 88 89 91 92 93 94 95 96 97 98 99';
+
+test('PHONE keys: only area codes (DDD) that exist, the list agreeing with ANATEL and brazilian-utils', () => {
+  assert.deepEqual(BRAZIL_AREA_CODES, ANATEL_DDDS.split(' '));
+  for (let n = 0; n < 100; n++) {
+    const ddd = String(n).padStart(2, '0');
+    const exists = getAreaCodeInfo(ddd) !== null;
+    assert.equal(exists, ANATEL_DDDS.includes(ddd) && ddd !== '00', `oracle and ANATEL on DDD ${ddd}`);
+    assert.equal(normalizePixKey('PHONE', `+55${ddd}987654321`).ok, exists, `mobile with DDD ${ddd}`);
+    assert.equal(normalizePixKey('PHONE', `+55${ddd}33334444`).ok, exists, `landline with DDD ${ddd}`);
+  }
+  bad('PHONE', '+5520987654321', /area code \(DDD\) 20 does not exist/);
+  bad('PHONE', '+5523987654321', /DDD\) 23/);
+  bad('PHONE', '+5530987654321', /DDD\) 30/);
+  bad('PHONE', '+55 (52) 3333-4444', /DDD\) 52/);
+});
+
+test('PHONE keys: a 9-digit number starts with 9 (mobile), an 8-digit one with 2 to 5 (landline)', () => {
+  for (const first of '0123456789') {
+    assert.equal(normalizePixKey('PHONE', `+5511${first}87654321`).ok, first === '9', `mobile starting ${first}`);
+    assert.equal(normalizePixKey('PHONE', `+5511${first}3334444`).ok, '2345'.includes(first), `landline starting ${first}`);
+  }
+  bad('PHONE', '+5511887654321', /9-digit \(mobile\) number starts with 9/);
+  bad('PHONE', '+5521187654321', /starts with 9, this one with 1/);
+  bad('PHONE', '+551193334444', /8-digit \(landline\) number starts with 2, 3, 4 or 5/);
+  bad('PHONE', '+551163334444', /this one with 6/);
+  bad('PHONE', '11987654321', /\+55/);
+  ok('PHONE', '+55 61 2345-6789', '+556123456789');
+});
+
+test('PHONE keys: every accepted number is one brazilian-utils also reads as Brazilian (property)', () => {
+  const national = fc.stringMatching(/^[0-9]{10,11}$/);
+  fc.assert(
+    fc.property(national, (digits) => {
+      const r = normalizePixKey('PHONE', `+55${digits}`);
+      // brazilian-utils also takes mobiles starting with 6 to 8 (its version 1 rule) and landlines
+      // starting with 6; ours is narrower: 9 for a mobile, 2 to 5 for a landline.
+      const oracle = digits.length === 11 ? isValidMobilePhone(digits) && digits[2] === '9' : isValidLandlinePhone(digits) && digits[2] !== '6';
+      assert.equal(r.ok, oracle, `+55${digits}`);
+      // brazilian-utils takes a PIX phone key to be a mobile only; a mobile we accept is one it accepts.
+      if (r.ok && digits.length === 11) assert.ok(isValidPixKey(`+55${digits}`, { accept: ['phone'] }), `+55${digits}`);
+    }),
+    { numRuns: 2000 },
+  );
+});
+
+test('refusals say why, for the cashout message "pixKey is not a valid TYPE key: …"', () => {
+  bad('CPF', '52998224724', /check digits/);
+  bad('CPF', '11111111111', /equal digits/);
+  bad('CPF', '5299822472', /11 digits/);
+  bad('CNPJ', '11222333000182', /check digits/);
+  bad('CNPJ', '1122233300018', /14 characters/);
+  bad('EMAIL', 'maria@', /e-mail address/);
+  bad('RANDOM', 'zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz', /UUID/);
+});
+
+test('pixKeyTypeOf: the type a key has by its shape', () => {
+  const cases: [string, PixKeyType | null][] = [
+    ['52998224725', 'CPF'],
+    ['529.982.247-25', 'CPF'],
+    ['52998224724', 'CPF'],
+    ['11222333000181', 'CNPJ'],
+    ['11.222.333/0001-81', 'CNPJ'],
+    ['12ABC34501DE35', 'CNPJ'],
+    ['12abc34501de35', 'CNPJ'],
+    ['fulano@example.com', 'EMAIL'],
+    ['FULANO@EXAMPLE.COM', 'EMAIL'],
+    ['not-an-email@', 'EMAIL'],
+    ['+5511987654321', 'PHONE'],
+    ['+55 (11) 98765-4321', 'PHONE'],
+    ['+1 415 555 2671', 'PHONE'],
+    ['123e4567-e12b-12d1-a456-426655440000', 'RANDOM'],
+    ['123E4567-E12B-12D1-A456-426655440000', 'RANDOM'],
+    ['not-a-pix-key', null],
+    ['', null],
+    ['(11) 98765-4321', null],
+    ['123e4567e12b12d1a456426655440000', null],
+    [42 as unknown as string, null],
+  ];
+  for (const [raw, type] of cases) assert.equal(pixKeyTypeOf(raw), type, JSON.stringify(raw));
 });
 
 test('RANDOM keys: UUID shape, lower-cased, version nibble not checked', () => {

@@ -339,10 +339,11 @@ test('amount mismatch message gives the expected sum', () => {
 });
 
 test('amount sum uses exact arithmetic past 2^53', () => {
-  const items = Array.from({ length: 100 }, () => ({ title: 'x', unitPrice: 2 ** 50, quantity: 10_000, tangible: false }));
+  // The largest unit price, quantity and item count: a sum of 9,999,999,999,000,000 cents, past 2^53.
+  const items = Array.from({ length: 100 }, () => ({ title: 'x', unitPrice: 9_999_999_999, quantity: 10_000, tangible: false }));
   const r = validateSaleRequest(withPath(withPath(pixBody(), 'items', items), 'amount', 9_999_999_999), NOW);
   assert.deepStrictEqual(fields(r), ['amount']);
-  assert.ok(!r.ok && r.refusal.details![0]!.message.includes((BigInt(2 ** 50) * 1_000_000n).toString()));
+  assert.ok(!r.ok && r.refusal.details![0]!.message.includes((9_999_999_999n * 1_000_000n).toString()), 'the exact expected sum is quoted');
 });
 
 test('several violations at once are all reported', () => {

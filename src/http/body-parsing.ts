@@ -1,0 +1,75 @@
+import type { FastifyInstance } from 'fastify';
+import { ApiError, validationError } from '../domain/errors.ts';
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Why PostgreSQL text could not hold `s` faithfully, or null. */
+function textProblem(s: string): string | null {
+  if (s.includes('\0')) return 'must not contain a NUL character (\\u0000)';
+  if (LONE_SURROGATE.test(s)) return 'must be well-formed Unicode (a lone \\uD800–\\uDFFF surrogate is not)';
+  return null;
+}
+
+/** The first string (value or key) PostgreSQL cannot store as sent, with its dotted path. Iterative: no depth overflows it. */
+function badTextField(value: unknown): { field: string; message: string } | null {
+  const stack: [unknown, string][] = [[value, '']];
+  while (stack.length > 0) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === 'string') {
+      const message = textProblem(v);
+      if (message) return { field: path || 'body', message };
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, child] of Object.entries(v)) {
+        const childPath = path ? `${path}.${k}` : k;
+        const message = textProblem(k);
+        if (message) return { field: childPath, message };
+        stack.push([child, childPath]);
+      }
+    }
+  }
+  return null;
+}
+
+const invalidBody = (message: string) => validationError([{ field: 'body', message }]);
+
+/**
+ * JSON only, and every refusal a 400 naming what is wrong (CONTRACT §10). A body that is empty
+ * (whatever its Content-Type) is no body at all: a POST that takes none accepts it (CONTRACT §3),
+ * and one that takes fields then names each missing field.
+ */
+export function registerBodyParsers(app: FastifyInstance): void {
+  // Fastify's own parser: secure against prototype poisoning; its errors are reworded below.
+  const jsonParser = app.getDefaultJsonParser('error', 'error');
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, raw, done) => {
+    const body = raw as string;
+    if (body.trim() === '') return done(null, undefined);
+    jsonParser(request, body, (err, parsed) => {
+      if (err) return done(jsonError(body), undefined);
+      // PostgreSQL text cannot hold U+0000, and a lone surrogate would be stored as U+FFFD: refused
+      // here, naming the field. Only escapes (\u0000, \uD8xx…) can produce them.
+      const bad = /\\u(0000|d[89a-f])/i.test(body) ? badTextField(parsed) : null;
+      if (bad) return done(new ApiError('VALIDATION_ERROR', `Invalid ${bad.field}: ${bad.message}`, [bad]), undefined);
+      done(null, parsed);
+    });
+  });
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
+    if ((body as string).length === 0) return done(null, undefined);
+    done(new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json'), undefined);
+  });
+  // What no parser saw (no Content-Type, no body) reads as an empty object, like an empty body.
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined && request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'DELETE') request.body = {};
+  });
+}
+
+// Parser messages would echo the input: each is replaced by a fixed one. Fastify's parser says
+// only "invalid", so a body that plain JSON.parse accepts was refused for prototype poisoning.
+function jsonError(body: string): ApiError {
+  try {
+    JSON.parse(body);
+  } catch {
+    return invalidBody('is not valid JSON');
+  }
+  return invalidBody('must not hold a "__proto__" key, nor a "constructor" with a "prototype" (prototype poisoning)');
+}
