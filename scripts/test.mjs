@@ -23,9 +23,20 @@ function find(dir) {
 // 4 is no faster on either.
 const DEFAULT_CONCURRENCY = availableParallelism() + 1;
 // The longest files (measured alone: 5 to 15 s on PGlite or on PostgreSQL), longest first, so that
-// none starts last; every other file after them, in name order. http-timeouts and database-outage
+// none starts last; every other file after them, in name order. process and pix-config start gateways
+// as child processes; http-timeouts and database-outage
 // (PostgreSQL only) mostly wait: started early, they overlap with the rest.
-const SLOWEST_FIRST = ['process.test', 'money-property', 'pix-config', 'http-timeouts', 'database-outage', 'notifications.test', 'rate-limits', 'transitions', 'sales'];
+const SLOWEST_FIRST = [
+  'process.test',
+  'money-property',
+  'pix-config',
+  'http-timeouts',
+  'database-outage',
+  'notifications.test',
+  'rate-limits',
+  'transitions',
+  'sales',
+];
 const rank = (file) => {
   const i = SLOWEST_FIRST.findIndex((name) => file.includes(name));
   return i === -1 ? SLOWEST_FIRST.length : i;
