@@ -18,6 +18,7 @@ import { ledgerAdminRoutes } from './ledger/admin-routes.ts';
 import { balanceRoutes } from './ledger/balance-routes.ts';
 import { statementRoutes } from './ledger/statement-routes.ts';
 import { notificationRoutes } from './notifications/routes.ts';
+import { refundRoutes } from './refunds/routes.ts';
 import { saleRoutes } from './sales/routes.ts';
 import { sellerAdminRoutes } from './sellers/admin-routes.ts';
 import { transactionAdminRoutes } from './transactions/admin-routes.ts';
@@ -139,6 +140,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
     await notificationRoutes(seller, ctx);
     await saleRoutes(seller, ctx);
     await transactionRoutes(seller, ctx);
+    await refundRoutes(seller, ctx);
   });
   await app.register(async (operator) => {
     operator.addHook('onRequest', operatorHook);

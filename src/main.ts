@@ -3,6 +3,7 @@ import { payoutAutopilotJob } from './cashouts/jobs.ts';
 import { type Config, ConfigError, loadConfig, type Role } from './config.ts';
 import { idempotencyExpiryJob } from './http/idempotency.ts';
 import { createDeliveryJob } from './notifications/delivery.ts';
+import { refundDispatchJob } from './refunds/dispatch-refund.ts';
 import { closeContext, createContext } from './runtime.ts';
 import { cardAutopilotJob, expiryJob, reserveReleaseJob } from './transactions/jobs.ts';
 import type { Job } from './workers/job.ts';
@@ -51,6 +52,7 @@ function allJobs(config: Config): Job[] {
     expiryJob,
     reserveReleaseJob,
     idempotencyExpiryJob,
+    refundDispatchJob,
     ...(config.sandboxAutopilot ? [cardAutopilotJob, payoutAutopilotJob] : []),
   ];
 }

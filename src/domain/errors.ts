@@ -19,8 +19,10 @@ export const PUBLIC_ERRORS = {
   MINIMUM_VALUE: { status: 422, identified: true },
   MAXIMUM_VALUE: { status: 422, identified: true },
   INSUFFICIENT_BALANCE: { status: 422, identified: true },
+  REFUND_EXCEEDS_AMOUNT: { status: 422, identified: true },
   RATE_LIMITED: { status: 429, identified: true },
   INTERNAL: { status: 500, identified: false, title: 'Internal Server Error' },
+  PROVIDER_ERROR: { status: 502, identified: true },
   SERVICE_UNAVAILABLE: { status: 503, identified: true },
 } as const satisfies Record<string, { status: number; identified: boolean; title?: string }>;
 

@@ -18,6 +18,12 @@ export interface SaleMoney {
   /** The part of the reserve not yet released. */
   reserveHeld: number;
   reserveReleaseAt: Date | null;
+  /** Refunds that SUCCEEDED (CONTRACT §5a). */
+  refundedAmount: number;
+  /** The refund PENDING, 0 when none (one at a time). */
+  refundPending: number;
+  /** What an open MED holds in blocked: min(netAmount, what is left after refunds). */
+  medBlocked: number;
 }
 
 export interface MoneyUpdate {
@@ -26,6 +32,9 @@ export interface MoneyUpdate {
   netAmount?: number;
   reserveHeld?: number;
   reserveReleaseAt?: Date | null;
+  refundedAmount?: number;
+  refundPending?: number;
+  medBlocked?: number;
 }
 
 /** What a move writes to the ledger, and the sale's money state after it. */
@@ -43,57 +52,46 @@ export function salePostings(kind: PostingKind, sale: SaleMoney, at: Date): Sale
     case 'FIRST_PAYMENT':
       return firstPayment(sale, at, posting);
     case 'REFUND':
+      // The status move of a refund of all that is left, requested and settled at once (the operator's
+      // REFUNDED, which stands for the provider): the rows a refund's lifecycle writes, in one go.
+      return refundAtOnce(sale, leftToRefund(sale));
     case 'CHARGEBACK_CONFIRMED': {
-      // The seller gives back the whole amount; the fee is not returned.
+      // What is left goes back to the payer: from the reserve still held, the rest from available.
       const held = sale.reserveHeld;
+      const left = leftToRefund(sale);
       return {
         postings: [
           posting(kind, [
             { account: 'blocked', amount: -held },
-            { account: 'available', amount: -(sale.amount - held) },
-            { account: 'customer_funds', amount: sale.amount },
+            { account: 'available', amount: -(left - held) },
+            { account: 'customer_funds', amount: left },
           ]),
         ],
         update: { reserveHeld: 0, reserveReleaseAt: null },
       };
     }
     case 'MED_OPENED': {
-      const net = paid(sale).netAmount;
+      const blocked = Math.min(paid(sale).netAmount, leftToRefund(sale));
       return {
         postings: [
           posting(kind, [
-            { account: 'available', amount: -net },
-            { account: 'blocked', amount: net },
+            { account: 'available', amount: -blocked },
+            { account: 'blocked', amount: blocked },
           ]),
         ],
-        update: {},
+        update: { medBlocked: blocked },
       };
     }
     case 'MED_WON': {
-      const net = paid(sale).netAmount;
       const won = posting(kind, [
-        { account: 'blocked', amount: -net },
-        { account: 'available', amount: net },
+        { account: 'blocked', amount: -sale.medBlocked },
+        { account: 'available', amount: sale.medBlocked },
       ]);
       const release = reserveRelease(sale, at);
-      return { postings: [won, ...release.postings], update: release.update };
+      return { postings: [won, ...release.postings], update: { ...release.update, medBlocked: 0 } };
     }
-    case 'MED_LOST': {
-      // Nothing more from available: the platform absorbs the fee and any reserve already released.
-      const { netAmount: net } = paid(sale);
-      const held = sale.reserveHeld;
-      return {
-        postings: [
-          posting(kind, [
-            { account: 'blocked', amount: -net },
-            { account: 'blocked', amount: -held },
-            { account: 'dispute_losses', amount: -(sale.amount - net - held) },
-            { account: 'customer_funds', amount: sale.amount },
-          ]),
-        ],
-        update: { reserveHeld: 0, reserveReleaseAt: null },
-      };
-    }
+    case 'MED_LOST':
+      return medLost(sale, posting(kind, []));
     case 'CHARGEBACK_OPENED': {
       const fine = sale.feeSchedule.chargebackFineCents;
       return {
@@ -110,6 +108,97 @@ export function salePostings(kind: PostingKind, sale: SaleMoney, at: Date): Sale
       // No posting of its own (the fine stays); a reserve that fell due meanwhile is released now.
       return reserveRelease(sale, at);
   }
+}
+
+/**
+ * What is left goes back to the payer, taken from the MED block, then from the reserve still held;
+ * the platform absorbs the rest (the fee and any reserve already released), nothing more from
+ * available. After a partial refund the block and the reserve may exceed what is left: the excess
+ * returns to available (the reserve is never released after ESTORNADO).
+ */
+function medLost(sale: SaleMoney, shell: Posting): SalePostings {
+  const left = leftToRefund(sale);
+  const uncovered = left - sale.medBlocked - sale.reserveHeld;
+  return {
+    postings: [
+      {
+        ...shell,
+        lines: [
+          { account: 'blocked', amount: -sale.medBlocked },
+          { account: 'blocked', amount: -sale.reserveHeld },
+          { account: 'dispute_losses', amount: -Math.max(uncovered, 0) },
+          { account: 'available', amount: Math.max(-uncovered, 0) },
+          { account: 'customer_funds', amount: left },
+        ],
+      },
+    ],
+    update: { reserveHeld: 0, reserveReleaseAt: null, medBlocked: 0 },
+  };
+}
+
+/** What a refund or a dispute may still return to the payer (CONTRACT §5a). */
+export function leftToRefund(sale: Pick<SaleMoney, 'amount' | 'refundedAmount'>): number {
+  return sale.amount - sale.refundedAmount;
+}
+
+/** A refund of `amount` requested: the seller's available cents wait in blocked until it settles. */
+export function refundRequested(sale: SaleMoney, amount: number): SalePostings {
+  return {
+    postings: [
+      refundPosting(sale, 'REFUND_REQUESTED', [
+        { account: 'available', amount: -amount },
+        { account: 'blocked', amount },
+      ]),
+    ],
+    update: { refundPending: sale.refundPending + amount },
+  };
+}
+
+/**
+ * The PENDING refund settled. SUCCEEDED: the blocked cents go to the payer, and once the refunds
+ * reach the amount (`final`: the sale moves to ESTORNADO) the reserve still held returns to
+ * available. FAILED: the cents return to available.
+ */
+export function refundSettled(sale: SaleMoney, outcome: 'SUCCEEDED' | 'FAILED'): SalePostings & { final: boolean } {
+  const amount = sale.refundPending;
+  if (outcome === 'FAILED') {
+    return {
+      postings: [
+        refundPosting(sale, 'REFUND_FAILED', [
+          { account: 'blocked', amount: -amount },
+          { account: 'available', amount },
+        ]),
+      ],
+      update: { refundPending: 0 },
+      final: false,
+    };
+  }
+  const refunded = sale.refundedAmount + amount;
+  const succeeded = refundPosting(sale, 'REFUND_SUCCEEDED', [
+    { account: 'blocked', amount: -amount },
+    { account: 'customer_funds', amount },
+  ]);
+  if (refunded < sale.amount) return { postings: [succeeded], update: { refundPending: 0, refundedAmount: refunded }, final: false };
+  const release = refundPosting(sale, 'RESERVE_RELEASE', [
+    { account: 'blocked', amount: -sale.reserveHeld },
+    { account: 'available', amount: sale.reserveHeld },
+  ]);
+  return {
+    postings: [succeeded, release],
+    update: { refundPending: 0, refundedAmount: refunded, reserveHeld: 0, reserveReleaseAt: null },
+    final: true,
+  };
+}
+
+/** Requested and SUCCEEDED in one go (a provider that refunds synchronously, or the operator's word). */
+export function refundAtOnce(sale: SaleMoney, amount: number): SalePostings & { final: boolean } {
+  const requested = refundRequested(sale, amount);
+  const settled = refundSettled({ ...sale, ...requested.update }, 'SUCCEEDED');
+  return { postings: [...requested.postings, ...settled.postings], update: { ...requested.update, ...settled.update }, final: settled.final };
+}
+
+function refundPosting(sale: SaleMoney, kind: string, lines: Posting['lines']): Posting {
+  return { kind, sellerId: sale.sellerId, transactionId: sale.id, lines };
 }
 
 function firstPayment(sale: SaleMoney, at: Date, posting: (name: string, lines: Posting['lines']) => Posting): SalePostings {

@@ -77,7 +77,12 @@ export interface TransactionState {
   status: TransactionStatus;
   paymentMethod: PaymentMethod;
   lastEvent: TransactionEvent | null;
+  /** A refund is PENDING (CONTRACT §5a): no other refund, and no dispute, until it settles. */
+  refundPending?: boolean;
 }
+
+// While a refund is PENDING its cents wait in blocked: a dispute or another refund would count them twice.
+const waits_for_refund: readonly TransactionEvent[] = ['REFUNDED', 'MED_OPENED', 'CHARGEBACK_OPENED'];
 
 /**
  * The §6 rule shared by both machines: repeating the last applied event while still in its target
@@ -102,9 +107,11 @@ export function applyTableEvent<S extends string, E extends string, R extends Tr
 
 export function applyTransactionEvent(current: TransactionState, event: TransactionEvent): TransitionOutcome<TransactionStatus> {
   // The method check guards real moves only; a no-op repeats a move that was already allowed.
-  return applyTableEvent(TRANSACTION_TRANSITIONS, current, event, (row) =>
-    row.methods && !row.methods.includes(current.paymentMethod) ? `event ${event} does not apply to ${current.paymentMethod} sales` : null,
-  );
+  return applyTableEvent(TRANSACTION_TRANSITIONS, current, event, (row) => {
+    if (row.methods && !row.methods.includes(current.paymentMethod)) return `event ${event} does not apply to ${current.paymentMethod} sales`;
+    if (current.refundPending && waits_for_refund.includes(event)) return `a refund of this transaction is pending`;
+    return null;
+  });
 }
 
 /** Statuses that send transaction notifications (spec Events; MED → PAGO included). */

@@ -1,4 +1,5 @@
 import type { CardBrand } from '../domain/card.ts';
+import type { PaymentMethod } from '../domain/transaction-states.ts';
 
 /**
  * What the gateway asks of payment providers. Sales are persisted with what the provider answers
@@ -43,9 +44,28 @@ export interface PayoutProvider {
   send(input: { cashoutId: number; amountCents: number; pixKey: string; pixKeyType: string }): PayoutSent;
 }
 
+/** A provider's answer to a refund (CONTRACT §5a): settled now, or accepted and settled later. */
+export type RefundOutcome = { status: 'SUCCEEDED' } | { status: 'FAILED'; reason: string } | { status: 'PENDING'; providerRef: string };
+export interface RefundInput {
+  refundId: number;
+  amountCents: number;
+  transactionId: number;
+  paymentMethod: PaymentMethod;
+  externalTransactionId: string;
+}
+export interface RefundProvider {
+  /**
+   * Asks the provider to return `amountCents` to the payer; idempotent per refundId (a retry after a
+   * lost answer must not refund twice). Throws when the provider could not be reached or answered
+   * nothing usable: the refund stays PENDING and is sent again.
+   */
+  refund(input: RefundInput): Promise<RefundOutcome>;
+}
+
 export interface Providers {
   pix: PixProvider;
   boleto: BoletoProvider;
   card: CardProcessor;
   payout: PayoutProvider;
+  refunds: RefundProvider;
 }

@@ -55,5 +55,7 @@ export function sandboxProviders(config: Pick<Config, 'pixReceiverKey' | 'pixMer
         return { externalId: externalId('pay'), providerData: { sandboxOutcome: sandboxPayoutOutcome(pixKeyType, pixKey) } };
       },
     },
+    // The sandbox card processor and bank refund at once (CONTRACT §5a).
+    refunds: { refund: async () => ({ status: 'SUCCEEDED' }) },
   };
 }

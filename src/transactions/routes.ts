@@ -66,20 +66,6 @@ export async function transactionRoutes(app: Router, ctx: AppContext): Promise<v
   );
 
   app.post(
-    '/api/transactions/:id/refund',
-    {
-      schema: {
-        ...common,
-        summary: 'Refund a paid transaction in full (PAGO → ESTORNADO)',
-        params: PathId,
-        body: NoBody,
-        response: { 200: Transaction, ...errorResponses },
-      },
-    },
-    async (request) => applyEvent(ctx, parsePathId(request.params.id), 'REFUNDED', request.sellerId),
-  );
-
-  app.post(
     '/api/transactions/:id/cancel',
     {
       schema: {

@@ -14,6 +14,9 @@ export function saleMoney(row: TransactionRow): SaleMoney {
     netAmount: row.net_amount,
     reserveHeld: row.reserve_held,
     reserveReleaseAt: row.reserve_release_at,
+    refundedAmount: row.refunded_amount,
+    refundPending: row.refund_pending,
+    medBlocked: row.med_blocked,
   };
 }
 
@@ -23,6 +26,9 @@ const update_columns = {
   netAmount: 'net_amount',
   reserveHeld: 'reserve_held',
   reserveReleaseAt: 'reserve_release_at',
+  refundedAmount: 'refunded_amount',
+  refundPending: 'refund_pending',
+  medBlocked: 'med_blocked',
 } as const satisfies Record<keyof MoneyUpdate, keyof TransactionRow>;
 
 /** The row with a money effect's update applied (in memory). */

@@ -16,6 +16,9 @@ export interface TransactionRow {
   net_amount: number | null;
   reserve_held: number;
   reserve_release_at: Date | null;
+  refunded_amount: number;
+  refund_pending: number;
+  med_blocked: number;
   fee_schedule: FeeSchedule;
   customer_name: string;
   customer_email: string;

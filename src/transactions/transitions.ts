@@ -7,6 +7,7 @@ import { reserveRelease, salePostings } from '../domain/transaction-postings.ts'
 import { applyTransactionEvent, postingKind, type TransactionEvent, type TransactionStatus } from '../domain/transaction-states.ts';
 import { postingsCte } from '../ledger/postings.ts';
 import { outboxCte } from '../notifications/outbox.ts';
+import { type RefundWrite, refundCte } from '../refunds/refund-cte.ts';
 import { saleMoney, withMoneyUpdate } from './sale-money.ts';
 import { saleForNotification } from './transaction-view.ts';
 import type { ItemRow, TransactionRow } from './transactions-repo.ts';
@@ -27,9 +28,11 @@ export interface MovePlan {
   postings: Posting[];
   /** Outbox rows (CONTRACT §9). */
   outbox: OutboxTarget[];
+  /** The refund row this move creates or settles (CONTRACT §5a), if any. */
+  refund: RefundWrite | null;
 }
 
-interface MoveInput {
+export interface MoveInput {
   row: TransactionRow;
   /** xmin: changes whenever any transaction rewrites the row. */
   version: string;
@@ -65,11 +68,14 @@ export async function moveTransaction(
     if (!input) return { kind: 'not_found' } as const;
     const { row: before, items } = input;
     check?.(before);
-    const outcome = applyTransactionEvent({ status: before.status, paymentMethod: before.payment_method, lastEvent: before.last_event }, event);
+    const outcome = applyTransactionEvent(
+      { status: before.status, paymentMethod: before.payment_method, lastEvent: before.last_event, refundPending: before.refund_pending > 0 },
+      event,
+    );
     if (outcome.kind === 'noop') return { kind: 'noop', row: before, items } as const;
     if (outcome.kind === 'refused') return { kind: 'refused', row: before, items, reason: outcome.reason } as const;
     const plan = planMove(input, outcome.to, event, at);
-    return (await writeMove(q, input, plan)) ? ({ kind: 'moved', row: plan.after, items, from: before.status } as const) : CONFLICT;
+    return (await writeMove(q, input, plan)) !== null ? ({ kind: 'moved', row: plan.after, items, from: before.status } as const) : CONFLICT;
   });
 }
 
@@ -80,8 +86,8 @@ export async function releaseReserve(q: Queryable, id: number, at: Date): Promis
     if (input?.row.status !== 'PAGO') return false;
     const money = reserveRelease(saleMoney(input.row), at);
     if (money.postings.length === 0) return false;
-    const plan: MovePlan = { after: withMoneyUpdate(input.row, money.update), event: null, at, postings: money.postings, outbox: [] };
-    return (await writeMove(q, input, plan)) || CONFLICT;
+    const plan: MovePlan = { after: withMoneyUpdate(input.row, money.update), event: null, at, postings: money.postings, outbox: [], refund: null };
+    return (await writeMove(q, input, plan)) !== null || CONFLICT;
   });
 }
 
@@ -104,10 +110,15 @@ export function planMove(input: MoveInput, to: TransactionStatus, event: Transac
     at,
     postings: money.postings,
     outbox: transactionTargets(saleForNotification(after, input.items), after.postback_url, input.webhooks),
+    // A status refund (the operator's REFUNDED) is a refund of all that was left, settled at once.
+    refund:
+      kind === 'REFUND'
+        ? { kind: 'create', amount: after.refunded_amount - before.refunded_amount, status: 'SUCCEEDED', requestedBy: 'PLATFORM', completedAt: at }
+        : null,
   };
 }
 
-async function readForMove(q: Queryable, id: number): Promise<MoveInput | null> {
+export async function readForMove(q: Queryable, id: number): Promise<MoveInput | null> {
   const r = await q.query<TransactionRow & { row_version: string; items_json: ItemRow[]; webhooks_json: WebhookTarget[] }>(read_sql, [id]);
   const found = maybeOne(r);
   if (!found) return null;
@@ -117,27 +128,30 @@ async function readForMove(q: Queryable, id: number): Promise<MoveInput | null> 
 
 /**
  * The whole move in one statement, so it is atomic even outside a transaction: the row (only if it
- * is still the version the plan was made from), the event log, the postings with their lines and
- * balance, the outbox rows and the wake-up of the delivery workers. False when the row changed.
+ * is still the version the plan was made from), the event log, the refund row, the postings with
+ * their lines and balance, the outbox rows and the wake-up of the delivery workers. Null when the
+ * row changed; otherwise the id of the refund row written (null when none).
  */
-async function writeMove(q: Queryable, input: MoveInput, plan: MovePlan): Promise<boolean> {
+export async function writeMove(q: Queryable, input: MoveInput, plan: MovePlan): Promise<{ refundId: number | null } | null> {
   const a = plan.after;
   const move = { sellerId: a.seller_id, transactionId: a.id, cashoutId: null, status: a.status, previous: input.row.status, at: plan.at };
-  const r = await run<{ moved: number }>(
+  const r = await run<{ moved: number; refund_id: string | number | null }>(
     q,
     sql`
     WITH moved AS (
       UPDATE transactions SET status = ${a.status}, last_event = ${a.last_event}, updated_at = ${a.updated_at}, completed_at = ${a.completed_at},
         system_fee = ${a.system_fee}, reserve_amount = ${a.reserve_amount}, net_amount = ${a.net_amount}, reserve_held = ${a.reserve_held},
-        reserve_release_at = ${a.reserve_release_at}
+        reserve_release_at = ${a.reserve_release_at}, refunded_amount = ${a.refunded_amount}, refund_pending = ${a.refund_pending},
+        med_blocked = ${a.med_blocked}
       WHERE id = ${a.id} AND xmin = ${input.version}::text::xid
       RETURNING id
     ), logged AS (
       INSERT INTO transaction_events (transaction_id, event, from_status, to_status, created_at)
       SELECT id, ${plan.event}::text, ${input.row.status}::text, ${a.status}::text, ${plan.at}::timestamptz FROM moved
       WHERE ${plan.event}::text IS NOT NULL
-    ), ${postingsCte(plan.postings, 'moved')}, ${outboxCte(move, plan.outbox, 'moved')}
-    SELECT (SELECT count(*) FROM moved)::int AS moved, (SELECT count(*) FROM woken)::int AS woken`,
+    ), ${refundCte(plan.refund, 'moved', a.seller_id, plan.at)}, ${postingsCte(plan.postings, 'moved')}, ${outboxCte(move, plan.outbox, 'moved')}
+    SELECT (SELECT count(*) FROM moved)::int AS moved, (SELECT id FROM refund_row) AS refund_id, (SELECT count(*) FROM woken)::int AS woken`,
   );
-  return one(r).moved === 1;
+  const written = one(r);
+  return written.moved === 1 ? { refundId: written.refund_id === null ? null : Number(written.refund_id) } : null;
 }

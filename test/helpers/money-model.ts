@@ -124,7 +124,13 @@ export interface ModelSale {
   releaseAt: number | null;
   /** Net of this sale's customer_funds lines. */
   customerFunds: number;
+  /** CONTRACT §5a: refunds that SUCCEEDED, the refund PENDING (0: none), what an open MED blocks. */
+  refunded: number;
+  pendingRefund: number;
+  medBlocked: number;
 }
+
+export type RefundRequestOutcome = 'requested' | 'refused' | 'exceeds';
 
 export interface SellerTally {
   available: number;
@@ -205,6 +211,9 @@ export class MoneyModel {
       reserveHeld: 0,
       releaseAt: null,
       customerFunds: 0,
+      refunded: 0,
+      pendingRefund: 0,
+      medBlocked: 0,
     };
     this.sales.set(id, sale);
     return sale;
@@ -220,6 +229,8 @@ export class MoneyModel {
   outcomeOf(sale: ModelSale, event: TxEvent): EventOutcome {
     const row = EVENT_TABLE[event];
     if (sale.lastEvent === event && sale.status === row.to) return 'noop';
+    // §5a: while a refund is PENDING, no other refund and no dispute.
+    if (sale.pendingRefund > 0 && (event === 'REFUNDED' || event === 'MED_OPENED' || event === 'CHARGEBACK_OPENED')) return 'refused';
     return allows(event, sale.status, sale.method) ? 'moved' : 'refused';
   }
 
@@ -259,29 +270,42 @@ export class MoneyModel {
     const split = sale.split;
     if (!split) throw new Error(`model: sale ${sale.id} ${from} → ${to} without a split`);
     const net = split.netAmount;
-    if ((from === 'PAGO' && to === 'ESTORNADO') || (from === 'CHARGEBACK' && to === 'ESTORNADO')) {
-      // Refund, or chargeback confirmed "as a refund".
+    const left = sale.amount - sale.refunded;
+    if (from === 'PAGO' && to === 'ESTORNADO') {
+      // The operator's REFUNDED: a refund of all that is left, requested and SUCCEEDED at once.
+      this.refundRequested(sale, left);
+      this.refundSettled(sale, 'SUCCEEDED');
+      return;
+    }
+    if (from === 'CHARGEBACK' && to === 'ESTORNADO') {
+      // What is left goes back: the reserve still held first, the rest from available.
       t.blocked -= sale.reserveHeld;
-      t.available -= sale.amount - sale.reserveHeld;
-      this.returnToCustomer(sale, t);
+      t.available -= left - sale.reserveHeld;
+      this.returnToCustomer(sale, t, left);
       return;
     }
     if (from === 'PAGO' && to === 'MED') {
-      t.available -= net;
-      t.blocked += net;
+      sale.medBlocked = Math.min(net, left);
+      t.available -= sale.medBlocked;
+      t.blocked += sale.medBlocked;
       return;
     }
     if (from === 'MED' && to === 'PAGO') {
-      t.blocked -= net;
-      t.available += net;
+      t.blocked -= sale.medBlocked;
+      t.available += sale.medBlocked;
+      sale.medBlocked = 0;
       this.releaseIfDue(sale, now);
       return;
     }
     if (from === 'MED' && to === 'ESTORNADO') {
-      t.blocked -= net;
-      t.blocked -= sale.reserveHeld;
-      t.disputeLosses -= sale.amount - net - sale.reserveHeld;
-      this.returnToCustomer(sale, t);
+      // Left goes back from the MED block, then the reserve held; the platform absorbs what they do not
+      // cover; what they hold beyond it returns to available.
+      const fromHolds = sale.medBlocked + sale.reserveHeld;
+      t.blocked -= fromHolds;
+      if (left >= fromHolds) t.disputeLosses -= left - fromHolds;
+      else t.available += fromHolds - left;
+      sale.medBlocked = 0;
+      this.returnToCustomer(sale, t, left);
       return;
     }
     if (from === 'PAGO' && to === 'CHARGEBACK') {
@@ -296,9 +320,58 @@ export class MoneyModel {
     throw new Error(`model: no posting row for ${from} → ${to}`);
   }
 
-  private returnToCustomer(sale: ModelSale, t: SellerTally): void {
-    sale.customerFunds += sale.amount;
-    t.customerFunds += sale.amount;
+  private returnToCustomer(sale: ModelSale, t: SellerTally, amount: number): void {
+    sale.customerFunds += amount;
+    t.customerFunds += amount;
+    sale.reserveHeld = 0;
+    sale.releaseAt = null;
+  }
+
+  // ---- refunds (CONTRACT §5a) ----
+
+  /** A refund of `amount` cents (null: all that is left) asked of a sale: 409, 422, or PENDING. */
+  requestRefund(saleId: number, amount: number | null): RefundRequestOutcome {
+    const sale = this.sale(saleId);
+    if (sale.status !== 'PAGO' || sale.pendingRefund > 0) return 'refused';
+    const left = sale.amount - sale.refunded;
+    if ((amount ?? left) > left) return 'exceeds';
+    this.refundRequested(sale, amount ?? left);
+    return 'requested';
+  }
+
+  /** The PENDING refund settles; false when there is none. */
+  settleRefund(saleId: number, outcome: 'SUCCEEDED' | 'FAILED'): boolean {
+    const sale = this.sale(saleId);
+    if (sale.pendingRefund === 0) return false;
+    this.refundSettled(sale, outcome);
+    return true;
+  }
+
+  private refundRequested(sale: ModelSale, amount: number): void {
+    const t = this.tally(sale.sellerId);
+    t.available -= amount;
+    t.blocked += amount;
+    sale.pendingRefund = amount;
+  }
+
+  private refundSettled(sale: ModelSale, outcome: 'SUCCEEDED' | 'FAILED'): void {
+    const t = this.tally(sale.sellerId);
+    const amount = sale.pendingRefund;
+    sale.pendingRefund = 0;
+    t.blocked -= amount;
+    if (outcome === 'FAILED') {
+      t.available += amount;
+      return;
+    }
+    sale.refunded += amount;
+    sale.customerFunds += amount;
+    t.customerFunds += amount;
+    if (sale.refunded < sale.amount) return;
+    // All refunded: ESTORNADO, and the reserve still held goes back to available.
+    sale.status = 'ESTORNADO';
+    sale.lastEvent = 'REFUNDED';
+    t.blocked -= sale.reserveHeld;
+    t.available += sale.reserveHeld;
     sale.reserveHeld = 0;
     sale.releaseAt = null;
   }

@@ -90,7 +90,7 @@ describe('delivery isolation and recovery (CONTRACT §9)', () => {
       for (let i = 0; i < 3; i++) ids.push(await paidSale(seller, rx.url('/outage')));
       // A refund too: its ESTORNADO must not overtake the PAGO of the same sale.
       const refund = await gw.app.inject({ method: 'POST', url: `/api/transactions/${ids[0]}/refund`, headers: seller.headers });
-      assert.equal(refund.statusCode, 200, refund.body);
+      assert.equal(refund.statusCode, 201, refund.body);
       await rx.waitFor(() => rx.requestsTo('/outage').length === 3, 5_000, 'three failed first attempts');
       const waiting = async () =>
         (

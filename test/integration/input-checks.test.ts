@@ -54,10 +54,15 @@ describe('every input checked (CONTRACT §3, §10)', () => {
     return id;
   }
 
-  test('an unknown field is a 400 naming it, and nothing changes: refund { amount }, seller and platform fee schedules', async () => {
+  test('an unknown field is a 400 naming it, and nothing changes: refund { reason }, seller and platform fee schedules', async () => {
     const id = await paidSale();
-    const refund = await inject({ method: 'POST', url: `/api/transactions/${id}/refund`, headers: seller.headers, payload: { amount: 500 } });
-    assertRefusal(refund, 400, 'amount');
+    const refund = await inject({
+      method: 'POST',
+      url: `/api/transactions/${id}/refund`,
+      headers: seller.headers,
+      payload: { amount: 500, reason: 'x' },
+    });
+    assertRefusal(refund, 400, 'reason');
     const read = await inject({ method: 'GET', url: `/api/transactions/${id}`, headers: seller.headers });
     assert.equal(read.json().status, 'PAGO', 'not refunded');
 

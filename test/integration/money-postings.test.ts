@@ -714,12 +714,22 @@ describe('money postings: CONTRACT §5 posting table through the API', () => {
           ['blocked', 1470],
         ],
       },
-      // refund: available −(15000 − 1470) = −13530; blocked −1470
+      // refund of the whole 15000 at once (CONTRACT §5a): requested, SUCCEEDED, then the reserve back to
+      // available; net available −(15000 − 1470) = −13530, blocked −1470 (the old single row)
       {
-        kind: 'REFUND',
+        kind: 'REFUND_REQUESTED',
         transactionId: s2,
         lines: [
-          ['available', -13530],
+          ['available', -15000],
+          ['blocked', 15000],
+        ],
+      },
+      { kind: 'REFUND_SUCCEEDED', transactionId: s2, lines: [['blocked', -15000]] },
+      {
+        kind: 'RESERVE_RELEASE',
+        transactionId: s2,
+        lines: [
+          ['available', 1470],
           ['blocked', -1470],
         ],
       },
@@ -731,7 +741,7 @@ describe('money postings: CONTRACT §5 posting table through the API', () => {
       nextCursor: string | null;
     };
     assert.equal(nextCursor, null);
-    assert.equal(data.length, 12);
+    assert.equal(data.length, 15);
     for (let i = 1; i < data.length; i++) assert.ok(data[i - 1]!.id > data[i]!.id, 'newest first');
     for (const line of data) {
       assert.ok(
@@ -752,11 +762,11 @@ describe('money postings: CONTRACT §5 posting table through the API', () => {
     assert.deepEqual(groups, expected);
 
     const sum = (bucket: string) => data.filter((l) => l.bucket === bucket).reduce((s, l) => s + l.amount, 0);
-    // available 17642 − 17642 + 17642 + 1960 + 13232 − 13530 = 19304; blocked 1960 + 17642 − 17642 − 1960 + 1470 − 1470 = 0
+    // available 17642 − 17642 + 17642 + 1960 + 13232 − 15000 + 1470 = 19304; blocked 1960 + 17642 − 17642 − 1960 + 1470 + 15000 − 15000 − 1470 = 0
     assert.deepEqual(await figures(seller), [19304, 0, 19304]);
     assert.deepEqual([sum('available'), sum('blocked')], [19304, 0]);
 
-    for (const limit of [1, 3, 5, 6, 12, 20]) {
+    for (const limit of [1, 3, 5, 6, 15, 20]) {
       const pages: typeof data = [];
       let cursor: string | null = null;
       let count = 0;

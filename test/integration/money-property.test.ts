@@ -15,6 +15,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
+import { ApiError } from '../../src/domain/errors.ts';
+import { requestRefund, settleRefund } from '../../src/refunds/refund-moves.ts';
 import { reserveReleaseJob } from '../../src/transactions/jobs.ts';
 import { onPostgres } from '../helpers/databases.ts';
 import { allows, EVENT_TABLE, EVENTS, METHODS, type Method, type Status, type TxEvent } from '../helpers/fixtures.ts';
@@ -92,7 +94,24 @@ type Op =
    * and a second on the same cashout when `twice` (so cashouts get to COMPLETED or REJECTED); any:
    * `event` on that cashout.
    */
-  | { kind: 'cashoutEvent'; cashout: number; mode: 'any' | 'legal'; event: CashoutEvent; pick: number; twice: boolean };
+  | { kind: 'cashoutEvent'; cashout: number; mode: 'any' | 'legal'; event: CashoutEvent; pick: number; twice: boolean }
+  /**
+   * A refund (CONTRACT §5a) of the first PAGO sale without a pending refund (from the `sale`-th
+   * newest): all that is left, `part` percent of it, or one cent more than it (422). Through the
+   * seller API (the sandbox settles it at once), or recorded PENDING as a PIX devolução is, then
+   * settled SUCCEEDED or FAILED, or left PENDING for a later `settleRefund`.
+   */
+  | {
+      kind: 'refund';
+      sale: number;
+      amount: 'all' | 'part' | 'over';
+      part: number;
+      via: 'api' | 'provider';
+      settle: 'SUCCEEDED' | 'FAILED' | 'later';
+      /** Then a dispute of what is left (without it, disputes after a partial refund were rare): opened, lost, or won. */
+      dispute: 'none' | 'open' | 'lose' | 'win';
+    }
+  | { kind: 'settleRefund'; sale: number; outcome: 'SUCCEEDED' | 'FAILED' };
 
 const cents = fc.oneof({ arbitrary: fc.integer({ min: 0, max: 500 }), weight: 4 }, { arbitrary: fc.integer({ min: 0, max: 600_000 }), weight: 1 });
 const basisPoints = fc.oneof(
@@ -192,6 +211,34 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       twice: fc.boolean(),
     }),
     weight: 8,
+  },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('refund' as const),
+      sale: saleRefArb,
+      amount: fc.oneof(
+        { arbitrary: fc.constant('part' as const), weight: 4 },
+        { arbitrary: fc.constant('all' as const), weight: 2 },
+        { arbitrary: fc.constant('over' as const), weight: 1 },
+      ),
+      part: fc.integer({ min: 1, max: 99 }),
+      via: fc.constantFrom('api' as const, 'provider' as const),
+      dispute: fc.constantFrom('none' as const, 'none' as const, 'open' as const, 'lose' as const, 'win' as const),
+      settle: fc.oneof(
+        { arbitrary: fc.constant('SUCCEEDED' as const), weight: 3 },
+        { arbitrary: fc.constant('FAILED' as const), weight: 1 },
+        { arbitrary: fc.constant('later' as const), weight: 2 },
+      ),
+    }),
+    weight: 5,
+  },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('settleRefund' as const),
+      sale: saleRefArb,
+      outcome: fc.oneof({ arbitrary: fc.constant('SUCCEEDED' as const), weight: 3 }, { arbitrary: fc.constant('FAILED' as const), weight: 1 }),
+    }),
+    weight: 2,
   },
   {
     arbitrary: fc.record({
@@ -304,9 +351,11 @@ describe('money property: random sequences against the independent model', () =>
     async function sendEvent(sale: ModelSale, event: TxEvent): Promise<void> {
       const wasPaid = sale.split !== null;
       const heldBefore = sale.reserveHeld;
+      const partlyRefunded = sale.refunded > 0;
       const outcome = model.applyEvent(sale.id, event, now);
       if (outcome === 'moved') count(event);
       else count(`transaction event ${outcome}`);
+      if (outcome === 'moved' && partlyRefunded) count(`${event} after a partial refund`);
       if (outcome === 'moved' && (event === 'MED_WON' || event === 'CHARGEBACK_REVERTED') && heldBefore > 0 && sale.reserveHeld === 0)
         count('reserve released on the return to PAGO');
       const res = await inject('POST', `/admin/transactions/${sale.id}/events`, adminHeaders, { event });
@@ -346,6 +395,42 @@ describe('money property: random sequences against the independent model', () =>
         assert.equal(res.statusCode, 200, `${event} on cashout ${c.id}: ${res.body}`);
         assert.equal(res.json().status, c.status, `${event} on cashout ${c.id}`);
       }
+    }
+
+    /** Refunds `sale` as the op says, on the gateway and the model; the gateway must answer as the model says. */
+    async function refund(sale: ModelSale, amount: number | null, via: 'api' | 'provider', settle: 'SUCCEEDED' | 'FAILED' | 'later') {
+      const label = `refund of ${amount ?? 'all'} on sale ${sale.id} (${sale.status}, ${sale.refunded} refunded of ${sale.amount})`;
+      const expected = model.requestRefund(sale.id, amount);
+      count(`refund request ${expected}`);
+      if (via === 'api') {
+        const seller = sellers.find((s) => s.id === sale.sellerId)!;
+        const res = await inject('POST', `/api/transactions/${sale.id}/refund`, seller.headers, amount === null ? {} : { amount });
+        const answer = { requested: [201, undefined], refused: [409, 'INVALID_TRANSITION'], exceeds: [422, 'REFUND_EXCEEDS_AMOUNT'] }[expected];
+        assert.deepEqual([res.statusCode, res.json().errorType], answer, `${label}: ${res.body}`);
+        if (expected !== 'requested') return;
+        assert.equal(res.json().status, 'SUCCEEDED', `${label}: the sandbox refunds at once`);
+        return settled(sale, 'SUCCEEDED');
+      }
+      const codes = { refused: 'INVALID_TRANSITION', exceeds: 'REFUND_EXCEEDS_AMOUNT' } as const;
+      const row = await requestRefund(gw.ctx.db, sale.id, { amount, requestedBy: 'PLATFORM' }, new Date(now)).catch((e: unknown) => {
+        if (expected !== 'requested' && e instanceof ApiError && e.code === codes[expected]) return null;
+        throw e;
+      });
+      assert.equal(row === null, expected !== 'requested', `${label}: requested ${expected}`);
+      if (row && settle !== 'later') {
+        await settleRefund(
+          gw.ctx.db,
+          Number(row.id),
+          settle === 'FAILED' ? { status: 'FAILED', reason: 'test' } : { status: 'SUCCEEDED' },
+          new Date(now),
+        );
+        return settled(sale, settle);
+      }
+    }
+
+    function settled(sale: ModelSale, outcome: 'SUCCEEDED' | 'FAILED'): void {
+      assert.ok(model.settleRefund(sale.id, outcome), `sale ${sale.id}: a refund was pending`);
+      count(`refund ${outcome}${outcome === 'SUCCEEDED' ? (sale.status === 'ESTORNADO' ? ' (final)' : ' (partial)') : ''}`);
     }
 
     for (const op of scenario.ops) {
@@ -407,6 +492,32 @@ describe('money property: random sequences against the independent model', () =>
         case 'sale':
           await createSale(op.seller, op.method, op.amount);
           break;
+        case 'refund': {
+          if (saleIds.length === 0) break;
+          const candidates = fromNewest(saleIds, op.sale, (id) => model.sale(id));
+          const sale = candidates.find((s) => s.status === 'PAGO' && s.pendingRefund === 0) ?? candidates[0]!;
+          const left = sale.amount - sale.refunded;
+          const amount = op.amount === 'all' ? null : op.amount === 'over' ? left + 1 : Math.max(1, Math.floor((left * op.part) / 100));
+          await refund(sale, amount, op.via, op.settle);
+          const opened = sale.method === 'PIX' ? 'MED_OPENED' : sale.method === 'BOLETO' ? null : 'CHARGEBACK_OPENED';
+          if (op.dispute === 'none' || !opened || sale.status !== 'PAGO') break;
+          await sendEvent(sale, opened);
+          const ends = { open: null, lose: ['MED_LOST', 'CHARGEBACK_CONFIRMED'], win: ['MED_WON', 'CHARGEBACK_REVERTED'] }[op.dispute];
+          if (ends) await sendEvent(sale, (opened === 'MED_OPENED' ? ends[0] : ends[1]) as TxEvent);
+          break;
+        }
+        case 'settleRefund': {
+          const sale = fromNewest(saleIds, op.sale, (id) => model.sale(id)).find((s) => s.pendingRefund > 0);
+          if (!sale) break;
+          const pending = await gw.ctx.db.query<{ id: unknown }>("SELECT id FROM refunds WHERE transaction_id = $1 AND status = 'PENDING'", [
+            sale.id,
+          ]);
+          assert.equal(pending.rows.length, 1, `sale ${sale.id}: one PENDING refund`);
+          const outcome = op.outcome === 'FAILED' ? { status: 'FAILED' as const, reason: 'test' } : { status: 'SUCCEEDED' as const };
+          await settleRefund(gw.ctx.db, Number(pending.rows[0]!.id), outcome, new Date(now));
+          settled(sale, op.outcome);
+          break;
+        }
         case 'event': {
           if (saleIds.length === 0) break;
           const sale = model.sale(saleIds[saleIds.length - 1 - (op.sale % saleIds.length)]!);
@@ -527,14 +638,19 @@ describe('money property: random sequences against the independent model', () =>
         if (sale.status === 'ESTORNADO') assert.equal(byId.get(id) ?? 0, 0, `ESTORNADO sale ${id}: customer_funds nets to zero`);
         assert.equal(byId.get(id) ?? 0, model.expectedCustomerFunds(id), `customer_funds of sale ${id} (${sale.status})`);
       }
-      const rows = await gw.ctx.db.query<{ id: unknown; status: string; system_fee: unknown; reserve_amount: unknown; net_amount: unknown }>(
-        'SELECT id, status, system_fee, reserve_amount, net_amount FROM transactions WHERE id = ANY($1::bigint[])',
-        [saleIds],
-      );
+      const rows = await gw.ctx.db.query<{
+        id: unknown;
+        status: string;
+        system_fee: unknown;
+        reserve_amount: unknown;
+        net_amount: unknown;
+        refunded_amount: unknown;
+      }>('SELECT id, status, system_fee, reserve_amount, net_amount, refunded_amount FROM transactions WHERE id = ANY($1::bigint[])', [saleIds]);
       assert.equal(rows.rows.length, saleIds.length);
       for (const r of rows.rows) {
         const sale = model.sale(Number(r.id));
         assert.equal(r.status, sale.status, `status of sale ${sale.id}`);
+        assert.equal(Number(r.refunded_amount), sale.refunded, `refundedAmount of sale ${sale.id}`);
         const split =
           r.system_fee === null
             ? null
@@ -596,6 +712,16 @@ describe('money property: random sequences against the independent model', () =>
         'reserve released by the job',
         'reserve released on the return to PAGO',
         'cashout created',
+        'refund SUCCEEDED (partial)',
+        'refund SUCCEEDED (final)',
+        'refund FAILED',
+        'refund request refused',
+        'refund request exceeds',
+        'MED_OPENED after a partial refund',
+        'MED_LOST after a partial refund',
+        'CHARGEBACK_CONFIRMED after a partial refund',
+        'MED_WON after a partial refund',
+        'CHARGEBACK_REVERTED after a partial refund',
       ].filter((k) => !applied.get(k));
       assert.deepEqual(never, [], `event kinds never applied in ${runs} sequences (seed ${SEED})`);
     }

@@ -85,6 +85,7 @@ const TRANSACTION_KEYS = [
   'netAmount',
   'systemFee',
   'reserveAmount',
+  'refundedAmount',
   'paymentMethod',
   'date',
   'completedAt',

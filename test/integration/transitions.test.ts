@@ -21,6 +21,7 @@ const TRANSACTION_KEYS = [
   'netAmount',
   'systemFee',
   'reserveAmount',
+  'refundedAmount',
   'paymentMethod',
   'date',
   'completedAt',
@@ -420,7 +421,7 @@ describe('seller refund and cancel', () => {
     return id;
   }
 
-  test('refund: PAGO → ESTORNADO (200, read shape); any other status 409 and unchanged', async () => {
+  test('refund: PAGO → ESTORNADO (201 with a SUCCEEDED Refund, CONTRACT §5a); any other status 409 and unchanged', async () => {
     for (const [method, path] of [
       ['PIX', ['PAYMENT_CONFIRMED']],
       ['CREDIT_CARD', ['SENT_TO_PROCESSOR', 'APPROVED']],
@@ -428,9 +429,14 @@ describe('seller refund and cancel', () => {
     ] as [Method, string[]][]) {
       const id = await saleIn(method, path);
       const res = await refund(seller, id);
-      assert.equal(res.statusCode, 200, res.body);
-      assert.deepEqual(Object.keys(res.json()).sort(), TRANSACTION_KEYS);
-      assert.equal(res.json().status, 'ESTORNADO');
+      assert.equal(res.statusCode, 201, res.body);
+      assert.deepEqual(Object.keys(res.json()).sort(), ['amount', 'completedAt', 'createdAt', 'failureReason', 'id', 'status', 'transactionId']);
+      assert.equal(res.json().status, 'SUCCEEDED');
+      assert.equal(res.json().transactionId, id);
+      const read = await gw.app.inject({ method: 'GET', url: `/api/transactions/${id}`, headers: seller.headers });
+      assert.deepEqual(Object.keys(read.json()).sort(), TRANSACTION_KEYS);
+      assert.equal(read.json().status, 'ESTORNADO');
+      assert.equal(read.json().refundedAmount, read.json().amount);
       assert.equal((await rowState(gw, id)).last_event, 'REFUNDED');
     }
     const notPaid: [Method, string[]][] = [

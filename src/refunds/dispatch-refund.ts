@@ -1,0 +1,48 @@
+import type { AppContext } from '../context.ts';
+import { findTransaction } from '../transactions/transactions-repo.ts';
+import type { Job } from '../workers/job.ts';
+import { settleRefund } from './refund-moves.ts';
+import { findRefund, type RefundRow, setProviderRef, unsentRefunds } from './refunds-repo.ts';
+
+/**
+ * Hands a PENDING refund to its provider, outside any database transaction, and records the answer:
+ * settled now, or accepted (its reference kept; the provider reports the outcome later). Throws when
+ * the provider cannot be reached: the refund stays PENDING without a reference and the job sends it again.
+ */
+export async function dispatchRefund(ctx: AppContext, refund: RefundRow): Promise<RefundRow> {
+  const sale = await findTransaction(ctx.db, Number(refund.transaction_id));
+  if (!sale) throw new Error(`refund ${refund.id}: its transaction is gone`);
+  const outcome = await ctx.providers.refunds.refund({
+    refundId: Number(refund.id),
+    amountCents: Number(refund.amount),
+    transactionId: sale.id,
+    paymentMethod: sale.payment_method,
+    externalTransactionId: sale.external_transaction_id,
+  });
+  if (outcome.status === 'PENDING') {
+    await setProviderRef(ctx.db, Number(refund.id), outcome.providerRef);
+    return (await findRefund(ctx.db, Number(refund.id))) ?? refund;
+  }
+  return settleRefund(ctx.db, Number(refund.id), outcome, ctx.clock.now());
+}
+
+// A refund younger than this may still be in its request's hands.
+const unsent_grace_ms = 10_000;
+
+/** Sends again the refunds a crash or a provider outage left PENDING without the provider's word. */
+export const refundDispatchJob: Job = {
+  name: 'refund-dispatch',
+  idle_interval_ms: 5_000,
+  async run(ctx) {
+    const due = await unsentRefunds(ctx.db, new Date(ctx.clock.now().getTime() - unsent_grace_ms), 50);
+    // One refund's provider failing must not hold back the others: each is tried, the failures reported together.
+    const failures: string[] = [];
+    for (const refund of due) {
+      await dispatchRefund(ctx, refund).catch((error: unknown) => {
+        failures.push(`refund ${refund.id}: ${error instanceof Error ? error.message : String(error)}`);
+      });
+    }
+    if (failures.length > 0) throw new Error(`refunds not sent, will retry: ${failures.join('; ')}`);
+    return due.length;
+  },
+};

@@ -1,0 +1,28 @@
+import { Type } from 'typebox';
+import { iso, StringEnum } from '../http/router.ts';
+import type { RefundRow } from './refunds-repo.ts';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+
+/** CONTRACT §5a. */
+export const Refund = Type.Object({
+  id: Type.Integer(),
+  transactionId: Type.Integer(),
+  amount: Type.Integer({ description: 'cents' }),
+  status: StringEnum(['PENDING', 'SUCCEEDED', 'FAILED'] as const),
+  failureReason: Nullable(Type.String()),
+  createdAt: Type.String({ format: 'date-time' }),
+  completedAt: Nullable(Type.String({ format: 'date-time', description: 'null until SUCCEEDED or FAILED' })),
+});
+
+export function refundView(row: RefundRow) {
+  return {
+    id: Number(row.id),
+    transactionId: Number(row.transaction_id),
+    amount: Number(row.amount),
+    status: row.status,
+    failureReason: row.failure_reason,
+    createdAt: row.created_at.toISOString(),
+    completedAt: iso(row.completed_at),
+  };
+}
