@@ -1,0 +1,162 @@
+/**
+ * An embedded PSP speaking the subset of the BCB's API Pix the gateway uses (CONTRACT §11.1):
+ * OAuth2, charges with dynamic BR Codes and signed location payloads, Pix received, devoluções,
+ * webhook registration and callbacks. It runs its own HTTP server, so the real `api-pix` connector
+ * talks to it over HTTP exactly as it would to a PSP; its state lives in the sandbox_psp_* tables.
+ */
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { bearerCheck, type Credentials, registerTokenRoute, tokenIssuer } from './auth.ts';
+import { LOCATION_MAX, type Merchant, merchantOf } from './brcode.ts';
+import { callbackSender } from './callbacks.ts';
+import { registerCobRoutes } from './cob-routes.ts';
+import { Devolucoes } from './devolucoes.ts';
+import { createJwsSigner } from './jws.ts';
+import { JWKS_PATH, LOCATION_PATH, registerLocationRoutes } from './location.ts';
+import { receivePix } from './payments.ts';
+import { registerPixRoutes } from './pix-routes.ts';
+import { pixById } from './pix-store.ts';
+import { installProblemHandlers } from './problems.ts';
+import type { PspClock, PspLogger, SandboxPsp, SandboxPspOptions } from './types.ts';
+import { registerWebhookRoutes } from './webhooks.ts';
+
+export type * from './types.ts';
+
+const silent: PspLogger = { info() {}, warn() {}, error() {} };
+const WILDCARDS = new Set(['0.0.0.0', '::', '']);
+
+/** The bound address as a URL host: a wildcard is reached on loopback, IPv6 goes in brackets. */
+function urlHost(host: string): string {
+  if (WILDCARDS.has(host)) return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/**
+ * Locations default to `localhost:PORT`: the file types a location as `format: uri`, and a bare
+ * `127.0.0.1:PORT/…` is no URI at all (a scheme cannot start with a digit) while `localhost:PORT/…`
+ * reads as one, as the payer's app reads it after adding `https://`.
+ */
+function defaultPublicHost(host: string, port: number): string {
+  const loopback = WILDCARDS.has(host) || host === 'localhost' || host === '::1' || /^127\./.test(host);
+  return `${loopback ? 'localhost' : urlHost(host)}:${port}`;
+}
+
+function checkOptions(o: SandboxPspOptions): void {
+  if (typeof o.receiverKey !== 'string' || o.receiverKey.length === 0 || o.receiverKey.length > 77) {
+    throw new Error('sandbox PSP: receiverKey must be a Pix key of 1–77 characters');
+  }
+  if (o.devolucaoDelayMs !== undefined && !(Number.isFinite(o.devolucaoDelayMs) && o.devolucaoDelayMs >= 0)) {
+    throw new Error('sandbox PSP: devolucaoDelayMs must be a non-negative number');
+  }
+}
+
+/** A location is `host:port/qr/v2/<32 hex>` and must fit the BR Code's 77 characters. */
+function checkPublicHost(publicHost: string): void {
+  const room = LOCATION_MAX - LOCATION_PATH.length - 32;
+  if (publicHost.length === 0 || publicHost.length > room || /[/\s]/.test(publicHost)) {
+    throw new Error(`sandbox PSP: publicHost must be host[:port], without scheme or path, of at most ${room} characters: ${publicHost}`);
+  }
+}
+
+interface AppParts {
+  o: SandboxPspOptions;
+  clock: PspClock;
+  logger: PspLogger;
+  merchant: Merchant;
+  credentials: Credentials;
+  devolucoes: Devolucoes;
+  publicHost(): string;
+  jwksUrl(): string;
+}
+
+/** The HTTP side: the token endpoint and the location payloads open, the API Pix under /api/v2 behind bearer tokens. */
+async function buildApp(p: AppParts): Promise<FastifyInstance> {
+  const { o, clock } = p;
+  const app: FastifyInstance = Fastify({ logger: false, bodyLimit: 64 * 1024 });
+  installProblemHandlers(app, p.logger);
+  const issuer = tokenIssuer(p.credentials, clock);
+  registerTokenRoute(app, p.credentials, issuer);
+  registerLocationRoutes(app, { db: o.db, clock, signer: createJwsSigner(), jwksUrl: p.jwksUrl });
+  await app.register(
+    async (api) => {
+      api.addHook('onRequest', bearerCheck(issuer));
+      registerCobRoutes(api, { db: o.db, clock, receiverKey: o.receiverKey, merchant: p.merchant, publicHost: p.publicHost });
+      registerPixRoutes(api, o.db, p.devolucoes);
+      registerWebhookRoutes(api, {
+        db: o.db,
+        receiverKey: o.receiverKey,
+        receiverCnpj: o.receiverCnpj ?? '11222333000181',
+        allowHttp: o.allowHttpWebhooks ?? false,
+        now: () => clock.now(),
+      });
+    },
+    { prefix: '/api/v2' },
+  );
+  return app;
+}
+
+export async function startSandboxPsp(o: SandboxPspOptions): Promise<SandboxPsp> {
+  checkOptions(o);
+  const merchant = merchantOf(o.merchantName, o.merchantCity);
+  const clock = o.clock ?? { now: () => new Date() };
+  const logger = o.logger ?? silent;
+  const credentials = {
+    clientId: o.clientId ?? `sandbox-${randomBytes(6).toString('hex')}`,
+    clientSecret: o.clientSecret ?? randomBytes(24).toString('base64url'),
+  };
+  const callbacks = callbackSender({
+    db: o.db,
+    logger,
+    timeoutMs: o.callbackTimeoutMs ?? 5_000,
+    retryDelaysMs: o.callbackRetryDelaysMs ?? [250, 1_000, 3_000],
+  });
+  const devolucoes = new Devolucoes({ db: o.db, clock, delayMs: o.devolucaoDelayMs ?? 300, callbacks, logger });
+  let publicHost = '';
+  const jwksUrl = () => `http://${publicHost}${JWKS_PATH}`;
+
+  const app = await buildApp({ o, clock, logger, merchant, credentials, devolucoes, publicHost: () => publicHost, jwksUrl });
+
+  const host = o.host ?? '127.0.0.1';
+  await app.listen({ host, port: o.port ?? 0 });
+  const port = (app.server.address() as AddressInfo).port;
+  publicHost = o.publicHost ?? defaultPublicHost(host, port);
+  const base = `http://${urlHost(host)}:${port}`;
+  // Requests under way finish first; then callbacks still trying are cut short, so a settlement
+  // waiting on one ends at once. Devoluções left pending are settled by the next process.
+  const close = async () => {
+    devolucoes.stop();
+    await app.close();
+    await callbacks.close();
+    await devolucoes.drain();
+  };
+  try {
+    checkPublicHost(publicHost);
+    await devolucoes.resume();
+  } catch (error) {
+    await close();
+    throw error;
+  }
+
+  return {
+    apiUrl: `${base}/api/v2`,
+    tokenUrl: `${base}/oauth/token`,
+    clientId: credentials.clientId,
+    clientSecret: credentials.clientSecret,
+    jwksUrl: jwksUrl(),
+    async pay(txid, amountCents, options = {}) {
+      const e2eid = await receivePix(o.db, clock, o.receiverKey, txid, amountCents, options);
+      const pix = (await pixById(o.db, e2eid))!;
+      await callbacks.notify(e2eid);
+      return pix;
+    },
+    setCallbacks(mode) {
+      if (mode !== 'deliver' && mode !== 'drop') throw new RangeError(`setCallbacks: ${mode}`);
+      callbacks.mode = mode;
+    },
+    failNextDevolucoes: (n) => devolucoes.failNext(n),
+    openMedDevolucao: (e2eid, input) => devolucoes.openMed(e2eid, input.amountCents, input.natureza),
+    settleDevolucoes: () => devolucoes.settleAll(),
+    close,
+  };
+}
