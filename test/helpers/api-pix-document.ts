@@ -10,7 +10,10 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { parse } from 'yaml';
 
-export const API_PIX_FILE = fileURLToPath(new URL('../../../shared/spec/providers/bcb-api-pix-2.9.0.yaml', import.meta.url));
+// Vendored byte for byte (spec/providers/README.md), so a fresh clone needs nothing outside it.
+export const API_PIX_FILE = fileURLToPath(new URL('../../spec/providers/bcb-api-pix-2.9.0.yaml', import.meta.url));
+/** The team's shared copy, when this checkout sits beside it. */
+export const SHARED_API_PIX_FILE = fileURLToPath(new URL('../../../shared/spec/providers/bcb-api-pix-2.9.0.yaml', import.meta.url));
 
 export type Schema = Record<string, unknown>;
 export interface Parameter {

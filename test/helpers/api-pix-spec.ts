@@ -19,5 +19,5 @@ export {
   checkApiPixRequest,
   checkApiPixResponse,
 } from './api-pix-checks.ts';
-export { API_PIX_ERRATA, API_PIX_FILE, apiPixExample, findOperation } from './api-pix-document.ts';
+export { API_PIX_ERRATA, API_PIX_FILE, apiPixExample, findOperation, SHARED_API_PIX_FILE } from './api-pix-document.ts';
 export { startValidatingProxy, type ValidatingProxy } from './api-pix-proxy.ts';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
@@ -9,6 +9,7 @@ import {
   checkApiPixCallback,
   checkApiPixRequest,
   checkApiPixResponse,
+  SHARED_API_PIX_FILE,
   startValidatingProxy,
 } from '../helpers/api-pix-spec.ts';
 import { prismCli, startPrism } from '../helpers/prism.ts';
@@ -27,6 +28,12 @@ const cobGerada = () => ({
   calendario: { criacao: '2020-09-09T20:15:00.358Z', expiracao: 3600 },
 });
 const pix = { endToEndId: 'E12345678202009091221kkkkkkkkkkk', txid: TXID, valor: '110.00', horario: '2020-09-09T20:15:00.358Z' };
+
+test('the vendored official file is the shared copy, byte for byte (never edited)', {
+  skip: !existsSync(SHARED_API_PIX_FILE) && 'no shared copy beside this checkout',
+}, () => {
+  assert.ok(readFileSync(API_PIX_FILE).equals(readFileSync(SHARED_API_PIX_FILE)), `${API_PIX_FILE} differs from ${SHARED_API_PIX_FILE}`);
+});
 
 describe('API Pix requests', () => {
   test('the file example of PUT /cob/{txid} passes', () => {
