@@ -18,6 +18,8 @@ import { ledgerAdminRoutes } from './ledger/admin-routes.ts';
 import { balanceRoutes } from './ledger/balance-routes.ts';
 import { statementRoutes } from './ledger/statement-routes.ts';
 import { notificationRoutes } from './notifications/routes.ts';
+import { pixCallbackRoutes } from './pix/callback-routes.ts';
+import { sandboxPixRoutes } from './pix/sandbox-routes.ts';
 import { refundRoutes } from './refunds/routes.ts';
 import { saleRoutes } from './sales/routes.ts';
 import { sellerAdminRoutes } from './sellers/admin-routes.ts';
@@ -142,8 +144,11 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
     await transactionRoutes(seller, ctx);
     await refundRoutes(seller, ctx);
   });
+  // The PSP's calls: no API keys; the secret in the path is the credential.
+  await app.register(async (psp) => pixCallbackRoutes(psp, ctx));
   await app.register(async (operator) => {
     operator.addHook('onRequest', operatorHook);
+    await sandboxPixRoutes(operator, ctx);
     await sellerAdminRoutes(operator, ctx);
     await ledgerAdminRoutes(operator, ctx);
     await transactionAdminRoutes(operator, ctx);

@@ -1,8 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { boolean, ConfigError, checkSecret, type Env, fail, integer, matching, nonEmpty, oneOf } from './config-values.ts';
 import { type MerchantField, merchantField } from './domain/pix-brcode.ts';
 import { normalizePixKey, PIX_KEY_MAX_LENGTH, pixKeyTypeOf } from './domain/pix-keys.ts';
+import { loadPixRailConfig, type PixRailConfig } from './pix/pix-rail-config.ts';
 
 export type Role = 'api' | 'worker' | 'all';
 
@@ -20,6 +22,8 @@ export interface Config {
   pixReceiverKey: string;
   pixMerchantName: string;
   pixMerchantCity: string;
+  /** CONTRACT §11.1: which PIX rail, and how to reach it. */
+  pixRail: PixRailConfig;
   boletoBankCode: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Requests a second per seller key, per process; the burst is twice this. */
@@ -34,14 +38,9 @@ export interface Config {
   secretsFile: string | null;
 }
 
-/** A bad value: start-up stops with this one line. */
-export class ConfigError extends Error {}
-
-type Env = Record<string, string | undefined>;
+export { ConfigError } from './config-values.ts';
 
 const log_levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-// As long as a generated operator token (24 random bytes in base64url); shorter ones are guessable sooner.
-const min_secret_length = 32;
 const max_rate = 10_000_000;
 // Below this Node's once-a-second connection check would make the timeout meaningless.
 const min_request_timeout_ms = 1000;
@@ -70,6 +69,7 @@ export function loadConfig(env: Env): Config {
     pixReceiverKey: pixReceiverKey(env, secrets),
     pixMerchantName: merchant(env, 'PIX_MERCHANT_NAME', 'merchantName', 'GATEWAY SANDBOX'),
     pixMerchantCity: merchant(env, 'PIX_MERCHANT_CITY', 'merchantCity', 'SAO PAULO'),
+    pixRail: loadPixRailConfig(env, secrets.postbackSecret),
     boletoBankCode: matching(env, 'BOLETO_BANK_CODE', '001', /^\d{3}$/, 'must be three digits'),
     logLevel: oneOf(env, 'LOG_LEVEL', log_levels, 'info'),
     rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 100, 1, max_rate),
@@ -159,45 +159,5 @@ function merchant(env: Env, name: string, field: MerchantField, fallback: string
   const raw = nonEmpty(env[name]) ?? fallback;
   const value = merchantField(field, raw);
   if (!value.ok) fail(name, `${value.refusal.message}, got "${raw}"`);
-  return raw;
-}
-
-function checkSecret(name: string, value: string): void {
-  if (value.length < min_secret_length) fail(name, `must be at least ${min_secret_length} characters`);
-}
-
-function nonEmpty(v: string | undefined): string | undefined {
-  return v === undefined || v.trim() === '' ? undefined : v.trim();
-}
-
-function fail(name: string, why: string): never {
-  throw new ConfigError(`${name} ${why}`);
-}
-
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = nonEmpty(env[name]);
-  if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) fail(name, `must be an integer from ${min} to ${max}, got "${raw}"`);
-  return Number(raw);
-}
-
-function boolean(env: Env, name: string, fallback: boolean): boolean {
-  const raw = nonEmpty(env[name]);
-  if (raw === undefined) return fallback;
-  if (raw === 'true') return true;
-  if (raw === 'false') return false;
-  return fail(name, `must be true or false, got "${raw}"`);
-}
-
-function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
-  const raw = nonEmpty(env[name]);
-  if (raw === undefined) return fallback;
-  if (!(values as readonly string[]).includes(raw)) fail(name, `must be one of ${values.join(', ')}, got "${raw}"`);
-  return raw as T;
-}
-
-function matching(env: Env, name: string, fallback: string, pattern: RegExp, why: string): string {
-  const raw = nonEmpty(env[name]) ?? fallback;
-  if (!pattern.test(raw)) fail(name, `${why}, got "${raw}"`);
   return raw;
 }

@@ -1,5 +1,6 @@
 import type { Config } from './config.ts';
 import type { Db } from './db/db.ts';
+import type { PixRail } from './pix/pix-rail.ts';
 import type { Providers } from './providers/ports.ts';
 import type { ApiKeyAuthenticator } from './sellers/authenticator.ts';
 
@@ -15,6 +16,8 @@ export interface AppContext {
   clock: Clock;
   authenticator: ApiKeyAuthenticator;
   providers: Providers;
+  /** The PIX rail: the API Pix connector and, with the sandbox, the embedded PSP. */
+  pix: PixRail;
   /** Keys the card fingerprint (HMAC), so equal cards match without the number being kept. */
   cardFingerprintKey: string;
   /** Keys the stored fingerprint of idempotent request bodies, which may hold card data. */

@@ -3,6 +3,7 @@ import { payoutAutopilotJob } from './cashouts/jobs.ts';
 import { type Config, ConfigError, loadConfig, type Role } from './config.ts';
 import { idempotencyExpiryJob } from './http/idempotency.ts';
 import { createDeliveryJob } from './notifications/delivery.ts';
+import { createPixReconcileJob } from './pix/reconcile-job.ts';
 import { refundDispatchJob } from './refunds/dispatch-refund.ts';
 import { closeContext, createContext } from './runtime.ts';
 import { cardAutopilotJob, expiryJob, reserveReleaseJob } from './transactions/jobs.ts';
@@ -20,6 +21,7 @@ async function main(): Promise<void> {
   let server: App | null = null;
   if (role !== 'worker') {
     const address = await app.listen({ port: config.port, host: config.host });
+    ctx.pix.listeningAt(address);
     server = app;
     console.log(`gateway (${role}) listening on ${address} — API docs at ${address}/docs`);
   }
@@ -53,6 +55,7 @@ function allJobs(config: Config): Job[] {
     reserveReleaseJob,
     idempotencyExpiryJob,
     refundDispatchJob,
+    createPixReconcileJob(config),
     ...(config.sandboxAutopilot ? [cardAutopilotJob, payoutAutopilotJob] : []),
   ];
 }

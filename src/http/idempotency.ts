@@ -46,33 +46,33 @@ type Outcome = { answer: { status: number; body: unknown } } | { refusal: ApiErr
  * it describes, so a crash cannot leave a sale created without its stored answer; 4xx refusals are
  * stored too, 5xx never.
  */
-export async function idempotent(req: IdempotentRequest, run: (q: Queryable) => Promise<{ status: number; body: unknown }>): Promise<StoredResponse> {
-  if (req.key === undefined) return { ...(await (req.singleStatement ? run(req.db) : req.db.tx(run))), replayed: false };
+export async function idempotent<P = null>(
+  req: IdempotentRequest,
+  run: (q: Queryable, prepared: P | null) => Promise<{ status: number; body: unknown }>,
+  prepare?: () => Promise<P>,
+): Promise<StoredResponse> {
+  if (req.key === undefined) {
+    const prepared = prepare ? await prepare() : null;
+    return { ...(await (req.singleStatement ? run(req.db, prepared) : req.db.tx((q) => run(q, prepared)))), replayed: false };
+  }
   if (req.key.length === 0 || req.key.length > key_max_length) {
     throw validationError([{ field: 'Idempotency-Key', message: `must be 1 to ${key_max_length} characters` }]);
   }
   const fingerprint = createHmac('sha256', req.fingerprintKey).update(canonicalBody(req.body)).digest('hex');
   const ids = [req.sellerId, req.endpoint, req.key];
+  // A provider call (`prepare`) never runs inside the transaction, and not at all for an answer already stored.
+  const earlier = await storedAnswer(req.db, ids, req.now, fingerprint);
+  if (earlier) return earlier;
+  const prepared = prepare ? await prepare() : null;
   let replay: StoredResponse | null = null;
   const outcome = await req.db.tx(async (q): Promise<Outcome | null> => {
     const held = await q.query<{ held: boolean }>('SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS held', [ids.join('\n')]);
     if (!one(held).held) throw new ApiError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed');
-    const stored = maybeOne(
-      await q.query<{ request_hash: string; response_status: number; response_body: string }>(
-        'SELECT request_hash, response_status, response_body FROM idempotency_keys WHERE seller_id = $1 AND endpoint = $2 AND key = $3 AND expires_at > $4',
-        [...ids, req.now],
-      ),
-    );
-    if (stored) {
-      if (stored.request_hash !== fingerprint && stored.request_hash !== legacy_fingerprint) {
-        throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request body');
-      }
-      replay = { status: stored.response_status, body: stored.response_body, replayed: true };
-      return null;
-    }
+    replay = await storedAnswer(q, ids, req.now, fingerprint);
+    if (replay) return null;
     await q.query('SAVEPOINT idempotent_request');
     try {
-      const answer = await run(q);
+      const answer = await run(q, prepared);
       await store(q, req, fingerprint, answer);
       return { answer };
     } catch (error) {
@@ -87,6 +87,21 @@ export async function idempotent(req: IdempotentRequest, run: (q: Queryable) => 
   if (replay) return replay;
   if (outcome && 'refusal' in outcome) throw outcome.refusal;
   return { ...outcome!.answer, replayed: false };
+}
+
+/** The answer stored under this key, to replay; IDEMPOTENCY_KEY_REUSED when it was stored for another body. */
+async function storedAnswer(q: Queryable, ids: unknown[], now: Date, fingerprint: string): Promise<StoredResponse | null> {
+  const stored = maybeOne(
+    await q.query<{ request_hash: string; response_status: number; response_body: string }>(
+      'SELECT request_hash, response_status, response_body FROM idempotency_keys WHERE seller_id = $1 AND endpoint = $2 AND key = $3 AND expires_at > $4',
+      [...ids, now],
+    ),
+  );
+  if (!stored) return null;
+  if (stored.request_hash !== fingerprint && stored.request_hash !== legacy_fingerprint) {
+    throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request body');
+  }
+  return { status: stored.response_status, body: stored.response_body, replayed: true };
 }
 
 function canonicalBody(body: unknown): string {

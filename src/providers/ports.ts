@@ -6,12 +6,21 @@ import type { PaymentMethod } from '../domain/transaction-states.ts';
  * at creation; later moves arrive as events (a provider's callback, or the sandbox autopilot).
  */
 export interface PixCharge {
-  externalId: string;
   txid: string;
   brCode: string;
+  /** STATIC: a BR Code with our key, nothing at the PSP; ACTIVE: an immediate charge at the PSP. */
+  charge: 'STATIC' | 'ACTIVE';
+}
+export interface PixChargeInput {
+  amountCents: number;
+  /** Null: a static BR Code that never expires (CONTRACT §11.1). */
+  expiresInSeconds: number | null;
+  /** The payer, when the sale names a CPF or CNPJ (the charge's `devedor`). */
+  debtor: { name: string; document: string } | null;
 }
 export interface PixProvider {
-  createCharge(input: { amountCents: number }): PixCharge;
+  /** Throws ApiError PROVIDER_ERROR (502) when the PSP did not accept the charge. */
+  createCharge(input: PixChargeInput): Promise<PixCharge>;
 }
 
 export interface BoletoIssued {
@@ -52,6 +61,8 @@ export interface RefundInput {
   transactionId: number;
   paymentMethod: PaymentMethod;
   externalTransactionId: string;
+  /** The Pix that paid a PIX sale (null when an operator event paid it). */
+  pixEndToEndId: string | null;
 }
 export interface RefundProvider {
   /**

@@ -1,8 +1,10 @@
 import type { Config } from '../config.ts';
 import { buildBoleto, freeFieldForSale } from '../domain/boleto.ts';
-import { buildBrCode, newTxid } from '../domain/pix-brcode.ts';
 import { randomBytes } from '../domain/random.ts';
 import type { CardOutcome, PayoutOutcome, Providers } from './ports.ts';
+
+/** The providers that stay in-process; PIX goes through the API Pix connector (src/pix). */
+export type SandboxProviders = Omit<Providers, 'pix'>;
 
 const externalId = (prefix: string) => `sbx_${prefix}_${randomBytes(12).toString('hex')}`;
 
@@ -21,21 +23,8 @@ export function sandboxPayoutOutcome(pixKeyType: string, pixKey: string): Payout
   return pixKeyType === 'EMAIL' && pixKey.endsWith('@reject.test') ? 'REJECTED' : 'COMPLETED';
 }
 
-export function sandboxProviders(config: Pick<Config, 'pixReceiverKey' | 'pixMerchantName' | 'pixMerchantCity' | 'boletoBankCode'>): Providers {
+export function sandboxProviders(config: Pick<Config, 'boletoBankCode'>): SandboxProviders {
   return {
-    pix: {
-      createCharge({ amountCents }) {
-        const txid = newTxid();
-        const brCode = buildBrCode({
-          key: config.pixReceiverKey,
-          amountCents,
-          txid,
-          merchantName: config.pixMerchantName,
-          merchantCity: config.pixMerchantCity,
-        });
-        return { externalId: externalId('pix'), txid, brCode };
-      },
-    },
     boleto: {
       issue({ saleId, amountCents, dueDate }) {
         const built = buildBoleto({ bankCode: config.boletoBankCode, amountCents, dueDate, freeField: freeFieldForSale(saleId) });

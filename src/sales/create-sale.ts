@@ -3,7 +3,7 @@ import { one } from '../db/sql.ts';
 import { cardFingerprint } from '../domain/card.ts';
 import { DEFAULT_FEE_SCHEDULE } from '../domain/fees.ts';
 import type { SaleRequest } from '../domain/sale-request.ts';
-import type { Providers } from '../providers/ports.ts';
+import type { PixCharge, Providers } from '../providers/ports.ts';
 import { qrPngDataUri } from '../qr/pix-qr.ts';
 
 export interface SaleDeps {
@@ -25,7 +25,7 @@ interface MethodFields {
   id: number | null;
   installments: number | null;
   card: { brand: string; lastFour: string; bin: string; fingerprint: string } | null;
-  pix: { code: string; txid: string; expiresAt: Date | null } | null;
+  pix: { code: string; txid: string; expiresAt: Date | null; charge: PixCharge['charge'] } | null;
   boleto: { code: string; barcode: string; dueDate: string } | null;
   externalId: string;
   providerData: Record<string, unknown> | null;
@@ -38,9 +38,9 @@ const insert_sql = `
     INSERT INTO transactions (id, seller_id, status, payment_method, amount, fee_schedule,
       customer_name, customer_email, customer_document, customer_phone, shipping, postback_url, installments,
       card_brand, card_last_four, card_bin, card_fingerprint, pix_code, pix_txid, pix_expires_at,
-      boleto_code, boleto_barcode, boleto_due_date, external_transaction_id, provider_data, created_at, updated_at)
+      boleto_code, boleto_barcode, boleto_due_date, external_transaction_id, provider_data, created_at, updated_at, pix_charge)
     SELECT coalesce($1::bigint, nextval('transactions_id_seq')), s.id, 'PENDENTE', $3, $4, coalesce(s.fee_schedule, (SELECT fee_schedule FROM platform_settings), $5::jsonb),
-      $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22::date, $23, $24::jsonb, $25, $25
+      $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22::date, $23, $24::jsonb, $25, $25, $30
     FROM sellers s WHERE s.id = $2
     RETURNING id
   ), i AS (
@@ -52,11 +52,33 @@ const insert_sql = `
   SELECT id FROM t`;
 
 /**
- * Creates a sale (status PENDENTE). Its only write is one statement (the sale route relies on it
- * to run outside a transaction); the boleto's id draw before it writes nothing.
+ * A PIX sale's charge, made before the sale is written and outside any database transaction: with
+ * an expiry it is a call to the PSP (CONTRACT §11.1). Null for other methods.
  */
-export async function createSale(q: Queryable, deps: SaleDeps, sellerId: number, sale: SaleRequest, now: Date): Promise<CreatedSale> {
-  const m = await methodFields(q, deps, sale, now);
+export async function prepareCharge(deps: SaleDeps, sale: SaleRequest): Promise<PixCharge | null> {
+  if (sale.paymentMethod !== 'PIX') return null;
+  const document = sale.customer.document;
+  return deps.providers.pix.createCharge({
+    amountCents: sale.amount,
+    expiresInSeconds: sale.pix?.expiresInSeconds ?? null,
+    debtor: document ? { name: sale.customer.name, document } : null,
+  });
+}
+
+/**
+ * Creates a sale (status PENDENTE) with its charge (`prepareCharge`'s, for PIX). Its only write is
+ * one statement (the sale route relies on it to run outside a transaction); the boleto's id draw
+ * before it writes nothing.
+ */
+export async function createSale(
+  q: Queryable,
+  deps: SaleDeps,
+  sellerId: number,
+  sale: SaleRequest,
+  now: Date,
+  charge: PixCharge | null,
+): Promise<CreatedSale> {
+  const m = await methodFields(q, deps, sale, now, charge);
   const r = await q.query<{ id: number }>(insert_sql, [
     m.id,
     sellerId,
@@ -87,6 +109,7 @@ export async function createSale(q: Queryable, deps: SaleDeps, sellerId: number,
     sale.items.map((i) => i.unitPrice),
     sale.items.map((i) => i.quantity),
     sale.items.map((i) => i.tangible),
+    m.pix?.charge ?? null,
   ]);
   return {
     id: one(r).id,
@@ -98,14 +121,15 @@ export async function createSale(q: Queryable, deps: SaleDeps, sellerId: number,
   };
 }
 
-async function methodFields(q: Queryable, deps: SaleDeps, sale: SaleRequest, now: Date): Promise<MethodFields> {
+async function methodFields(q: Queryable, deps: SaleDeps, sale: SaleRequest, now: Date, charge: PixCharge | null): Promise<MethodFields> {
   const none = { id: null, installments: null, card: null, pix: null, boleto: null, providerData: null };
   switch (sale.paymentMethod) {
     case 'PIX': {
-      const charge = deps.providers.pix.createCharge({ amountCents: sale.amount });
+      if (!charge) throw new Error('a PIX sale is written with its charge (prepareCharge)');
       const seconds = sale.pix?.expiresInSeconds ?? null;
       const expiresAt = seconds === null ? null : new Date(now.getTime() + seconds * 1000);
-      return { ...none, pix: { code: charge.brCode, txid: charge.txid, expiresAt }, externalId: charge.externalId };
+      // CONTRACT §11.1: the transaction's externalTransactionId is the charge's txid.
+      return { ...none, pix: { code: charge.brCode, txid: charge.txid, expiresAt, charge: charge.charge }, externalId: charge.txid };
     }
     case 'BOLETO': {
       // The boleto's free field carries the sale id, so the id is drawn before the insert.

@@ -7,7 +7,7 @@ import { SaleBody } from '../domain/sale-schema.ts';
 import { idempotent, sendAnswer } from '../http/idempotency.ts';
 import { errorResponses, type Router, sellerSecurity } from '../http/router.ts';
 import { notificationUrlProblem } from '../notifications/target-url.ts';
-import { createSale } from './create-sale.ts';
+import { createSale, prepareCharge } from './create-sale.ts';
 import { SaleCreated, saleCreatedView } from './sale-view.ts';
 
 export async function saleRoutes(app: Router, ctx: AppContext): Promise<void> {
@@ -29,6 +29,7 @@ export async function saleRoutes(app: Router, ctx: AppContext): Promise<void> {
     async (request, reply) => {
       const now = ctx.clock.now();
       const key = request.headers['idempotency-key'];
+      const parsed = validateSaleRequest(request.body, now);
       const answer = await idempotent(
         {
           db: ctx.db,
@@ -40,15 +41,21 @@ export async function saleRoutes(app: Router, ctx: AppContext): Promise<void> {
           now,
           singleStatement: true,
         },
-        async (q) => {
-          const parsed = validateSaleRequest(request.body, now);
+        async (q, prepared) => {
           if (!parsed.ok) throw refusalError(parsed.refusal);
-          const sale = parsed.value;
-          const postbackProblem = sale.postbackUrl && (await notificationUrlProblem(sale.postbackUrl, ctx.config.webhookAllowPrivate));
-          if (postbackProblem) throw validationError([{ field: 'postbackUrl', message: postbackProblem }]);
-          const created = await createSale(q, ctx, request.sellerId, sale, now);
+          if (prepared?.postbackProblem) throw validationError([{ field: 'postbackUrl', message: prepared.postbackProblem }]);
+          const created = await createSale(q, ctx, request.sellerId, parsed.value, now, prepared?.charge ?? null);
           return { status: 201, body: saleCreatedView(created) };
         },
+        // Before the sale is written and outside its transaction: the postback URL's check (DNS) and
+        // the PIX charge (a call to the PSP), made only for a valid sale.
+        parsed.ok
+          ? async () => {
+              const url = parsed.value.postbackUrl;
+              const postbackProblem = url ? await notificationUrlProblem(url, ctx.config.webhookAllowPrivate) : null;
+              return { postbackProblem, charge: postbackProblem ? null : await prepareCharge(ctx, parsed.value) };
+            }
+          : undefined,
       );
       return sendAnswer(reply, answer);
     },

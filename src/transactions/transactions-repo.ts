@@ -30,7 +30,10 @@ export interface TransactionRow {
   card_brand: string | null;
   card_last_four: string | null;
   pix_code: string | null;
+  pix_txid: string | null;
   pix_expires_at: Date | null;
+  pix_charge: 'STATIC' | 'ACTIVE' | 'REMOVED' | null;
+  pix_end_to_end_id: string | null;
   boleto_code: string | null;
   boleto_barcode: string | null;
   boleto_due_date: string | null;

@@ -6,8 +6,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { hasError, isStaticPix, parsePix } from 'pix-utils';
-import { pixExample } from '../helpers/fixtures.ts';
+import { hasError, isDynamicPix, isStaticPix, parsePix } from 'pix-utils';
+import { type Json, pixExample } from '../helpers/fixtures.ts';
 import { fund } from '../helpers/funding.ts';
 import { type Gateway, type SellerKeys, startGateway } from '../helpers/gateway.ts';
 
@@ -68,13 +68,20 @@ describe('a gateway with a phone receiver key and an accented merchant', () => {
     await gw.close();
   });
 
-  test('a PIX sale carries the key, name and city in a BR Code pix-utils reads', async () => {
-    const res = await gw.app.inject({ method: 'POST', url: '/api/sales', headers: seller.headers, payload: pixExample() });
-    assert.equal(res.statusCode, 201, res.body);
-    const code = res.json().sale.payment.pix.key as string;
-    const parsed = parsePix(code);
-    if (hasError(parsed) || !isStaticPix(parsed)) return assert.fail(`pix-utils rejects ${code}`);
+  test('a PIX sale carries the key, name and city in a BR Code pix-utils reads (static, and the PSP’s dynamic one)', async () => {
+    const code = async (pix: Json) => {
+      const res = await gw.app.inject({ method: 'POST', url: '/api/sales', headers: seller.headers, payload: pixExample({ pix }) });
+      assert.equal(res.statusCode, 201, res.body);
+      return res.json().sale.payment.pix.key as string;
+    };
+    const fixed = await code({ expiresInSeconds: null });
+    const parsed = parsePix(fixed);
+    if (hasError(parsed) || !isStaticPix(parsed)) return assert.fail(`pix-utils rejects ${fixed}`);
     assert.deepEqual([parsed.pixKey, parsed.merchantName, parsed.merchantCity], ['+5511987654321', 'PADARIA SAO JOAO CIA', 'FLORIANOPOLIS']);
+    const expiring = await code({ expiresInSeconds: 600 });
+    const dynamic = parsePix(expiring);
+    if (hasError(dynamic) || !isDynamicPix(dynamic)) return assert.fail(`pix-utils reads no dynamic PIX in ${expiring}`);
+    assert.deepEqual([dynamic.merchantName, dynamic.merchantCity], ['PADARIA SAO JOAO CIA', 'FLORIANOPOLIS']);
   });
 
   test('cashout PHONE keys: an area code that does not exist, or a mobile not starting with 9, is 400 INVALID_PIX_KEY', async () => {

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { getBoletoInfo, isValidBoleto } from '@brazilian-utils/brazilian-utils';
 import fc from 'fast-check';
 import jsQRImport from 'jsqr';
-import { hasError, isStaticPix, parsePix } from 'pix-utils';
+import { hasError, isDynamicPix, isStaticPix, parsePix } from 'pix-utils';
 import pngjs from 'pngjs';
 import { canonicalJson } from '../../src/domain/canonical-json.ts';
 import { boletoExample, cardExample, debitExample, pixExample, shippingExample } from '../helpers/fixtures.ts';
@@ -212,10 +212,28 @@ describe('POST /api/sales: the Sale answer', () => {
     assert.equal(sale.shipping, null);
   });
 
-  test('PIX: the key is a BR Code that pix-utils parses: amount, receiver key, merchant, city, CRC; txids differ', async () => {
+  test('PIX with an expiry (the default): the PSP’s dynamic BR Code (CONTRACT §11.1), its location, the charge txid', async () => {
     current = START;
-    const a = await createOk(gw, seller, pixExample());
-    const b = await createOk(gw, seller, pixExample());
+    const res = await gw.app.inject({ method: 'POST', url: '/api/sales', headers: seller.headers, payload: pixExample() });
+    assert.equal(res.statusCode, 201, res.body);
+    const sale = res.json().sale;
+    const key = sale.payment.pix.key as string;
+    const parsed = parsePix(key);
+    if (hasError(parsed)) assert.fail(`pix-utils rejects ${key}: ${parsed.message}`);
+    assert.ok(isDynamicPix(parsed), `pix-utils reads a dynamic PIX, got ${key}`);
+    assert.match(parsed.url, /^localhost:\d+\/qr\/v2\/[0-9a-f]{32}$/, 'the location of the embedded PSP, in tag 26-25');
+    assert.equal(parsed.merchantName, 'GATEWAY SANDBOX');
+    assert.equal(key.slice(-4), crc16(key.slice(0, -4)));
+    const read = (await gw.app.inject({ method: 'GET', url: `/api/transactions/${sale.id}`, headers: seller.headers })).json();
+    assert.match(read.externalTransactionId, /^[A-Za-z0-9]{26,35}$/, 'the charge txid');
+    const cob = await gw.ctx.pix.client.getCob(read.externalTransactionId);
+    assert.deepEqual([cob.status, cob.valor.original, cob.pixCopiaECola], ['ATIVA', '150.00', key], 'the charge at the PSP');
+  });
+
+  test('PIX without expiry: a static BR Code pix-utils parses: amount, receiver key, merchant, city, CRC; txids differ', async () => {
+    current = START;
+    const a = await createOk(gw, seller, pixExample({ pix: { expiresInSeconds: null } }));
+    const b = await createOk(gw, seller, pixExample({ pix: { expiresInSeconds: null } }));
     const txids: string[] = [];
     for (const sale of [a, b]) {
       const key = (sale.payment as { pix: { key: string } }).pix.key;

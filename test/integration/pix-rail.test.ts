@@ -1,0 +1,250 @@
+// The PIX rail end to end (CONTRACT §11.1, §5a): the gateway's api-pix connector and the embedded
+// PSP over HTTP, the PSP calling the gateway back on its listening port. Every request the connector
+// sends and every answer it gets pass a proxy that checks them against the official API Pix file,
+// and every callback the PSP sends passes a tap that checks it too: a violation fails the suite.
+import assert from 'node:assert/strict';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { createPixReconcileJob } from '../../src/pix/reconcile-job.ts';
+import { createApiPixClient } from '../../src/pix-rail/api-pix-client.ts';
+import type { Job } from '../../src/workers/job.ts';
+import { checkApiPixCallback, startValidatingProxy, type ValidatingProxy } from '../helpers/api-pix-spec.ts';
+import { pixExample } from '../helpers/fixtures.ts';
+import { adminHeaders, type Gateway, type SellerKeys, startGateway } from '../helpers/gateway.ts';
+
+interface Tap {
+  url: string;
+  violations: string[];
+  close(): Promise<void>;
+}
+
+/** Forwards the PSP's callbacks to the gateway unchanged, checking each body against the file. */
+async function startCallbackTap(gatewayPort: number): Promise<Tap> {
+  const violations: string[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      for (const v of checkApiPixCallback(JSON.parse(body.toString('utf8')))) violations.push(`callback ${req.url}: ${v}`);
+      const forward = httpRequest(
+        { host: '127.0.0.1', port: gatewayPort, method: req.method, path: req.url, headers: { 'content-type': 'application/json' }, timeout: 10_000 },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, { 'content-type': 'application/json' });
+          answer.pipe(res);
+        },
+      );
+      forward.on('error', () => res.writeHead(502).end());
+      forward.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    violations,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('the PIX rail: the api-pix connector against the embedded PSP', () => {
+  let gw: Gateway;
+  let seller: SellerKeys;
+  let proxy: ValidatingProxy;
+  let tap: Tap;
+  let reconcile: Job;
+  const inject = (method: 'GET' | 'POST', url: string, headers: Record<string, string>, payload?: object) =>
+    gw.app.inject({ method, url, headers, ...(payload ? { payload } : {}) });
+  const psp = () => gw.ctx.pix.psp!;
+
+  before(async () => {
+    gw = await startGateway({ env: { PIX_RECONCILE_SECONDS: '5' } });
+    await gw.app.listen({ port: 0, host: '127.0.0.1' });
+    tap = await startCallbackTap((gw.app.server.address() as AddressInfo).port);
+    gw.ctx.pix.listeningAt(tap.url);
+    proxy = await startValidatingProxy({ target: psp().apiUrl });
+    await gw.ctx.pix.client.close();
+    gw.ctx.pix.client = createApiPixClient({
+      baseUrl: proxy.url,
+      tokenUrl: psp().tokenUrl,
+      clientId: psp().clientId,
+      clientSecret: psp().clientSecret,
+    });
+    reconcile = createPixReconcileJob(gw.config);
+    await reconcile.run(gw.ctx); // registers the callback URL (PUT /webhook/{chave})
+    seller = await gw.createSeller();
+  });
+  after(async () => {
+    await gw?.close();
+    await proxy?.close();
+    await tap?.close();
+  });
+
+  test('at start the worker registered the callback URL at the PSP (PUT /webhook/{chave}), keyed by the secret path', async () => {
+    const webhook = await gw.ctx.pix.client.getWebhook(gw.config.pixReceiverKey);
+    assert.equal(webhook.webhookUrl, `${tap.url}/providers/pix/${gw.config.pixRail.webhookSecret}`);
+  });
+
+  async function sale(amount = 15000): Promise<{ id: number; txid: string }> {
+    const res = await inject('POST', '/api/sales', seller.headers, pixExample({ amount }));
+    assert.equal(res.statusCode, 201, res.body);
+    const id = res.json().sale.id as number;
+    return { id, txid: (await read(id)).externalTransactionId };
+  }
+  const read = async (id: number) => (await inject('GET', `/api/transactions/${id}`, seller.headers)).json();
+  const pay = (txid: string, body: object = {}) => inject('POST', `/sandbox/pix/${txid}/pay`, adminHeaders, body);
+  const balance = async () => (await inject('GET', '/api/public/balance', seller.headers)).json();
+  const received = async (e2e: string) =>
+    (
+      await gw.ctx.db.query<{ outcome: string; return_status: string | null; return_reason: string | null }>(
+        'SELECT outcome, return_status, return_reason FROM pix_received WHERE end_to_end_id = $1',
+        [e2e],
+      )
+    ).rows[0];
+  const verify = async () => assert.equal((await inject('GET', '/admin/ledger/verify', adminHeaders)).json().ok, true);
+
+  test('a Pix paid at the PSP makes the sale PAGO through the callback; a second Pix for it is returned whole', async () => {
+    const { id, txid } = await sale();
+    const paid = await pay(txid);
+    assert.equal(paid.statusCode, 200, paid.body);
+    const e2e = paid.json().endToEndId as string;
+    assert.match(e2e, /^E[0-9]{8}[0-9]{12}[A-Za-z0-9]{11}$/);
+    const after = await read(id);
+    assert.deepEqual([after.status, after.systemFee, after.netAmount], ['PAGO', 298, 14702], 'paid through the real callback path');
+    assert.deepEqual(await received(e2e), { outcome: 'PAID', return_status: null, return_reason: null });
+
+    const again = await pay(txid);
+    const second = again.json().endToEndId as string;
+    assert.equal((await received(second))?.outcome, 'RETURNED');
+    assert.equal((await received(second))?.return_reason, 'the sale is PAGO');
+    await psp().settleDevolucoes();
+    assert.equal((await received(second))?.return_status, 'DEVOLVIDO', 'the PSP returned it and said so');
+    assert.equal((await read(id)).status, 'PAGO', 'the sale is paid once');
+    await verify();
+  });
+
+  test('a dropped callback: the sale stays PENDENTE until reconciliation lists the Pix, then PAGO', async () => {
+    const { id, txid } = await sale(2500);
+    psp().setCallbacks('drop');
+    try {
+      assert.equal((await pay(txid)).statusCode, 200);
+      assert.equal((await read(id)).status, 'PENDENTE', 'no callback came');
+    } finally {
+      psp().setCallbacks('deliver');
+    }
+    await reconcile.run(gw.ctx);
+    assert.equal((await read(id)).status, 'PAGO', 'reconciliation found it');
+    await reconcile.run(gw.ctx);
+    assert.equal((await read(id)).status, 'PAGO', 'and applies it once');
+  });
+
+  test('a Pix of another amount, and a Pix after cancellation, are returned; the cancelled charge is removed at the PSP', async () => {
+    const short = await sale(3000);
+    const wrong = (await pay(short.txid, { amount: 2999 })).json().endToEndId as string;
+    assert.equal((await received(wrong))?.return_reason, '2999 cents for a sale of 3000');
+    assert.equal((await read(short.id)).status, 'PENDENTE');
+
+    const cancelled = await sale(4000);
+    assert.equal((await inject('POST', `/api/transactions/${cancelled.id}/cancel`, seller.headers)).statusCode, 200);
+    await reconcile.run(gw.ctx);
+    assert.equal((await gw.ctx.pix.client.getCob(cancelled.txid)).status, 'REMOVIDA_PELO_USUARIO_RECEBEDOR');
+    const late = (await pay(cancelled.txid)).json().endToEndId as string;
+    assert.equal((await received(late))?.return_reason, 'the sale is CANCELADO');
+    await psp().settleDevolucoes();
+    assert.equal((await received(late))?.return_status, 'DEVOLVIDO');
+    assert.equal((await read(cancelled.id)).status, 'CANCELADO');
+  });
+
+  test('refunds are devoluções: a partial one, then the rest, end ESTORNADO; a failed one restores the balance', async () => {
+    const before = await balance();
+    const { id, txid } = await sale();
+    await pay(txid);
+    assert.deepEqual(await balance(), { ...before, available: before.available + 14702, total: before.total + 14702 });
+
+    const part = await inject('POST', `/api/transactions/${id}/refund`, seller.headers, { amount: 5000 });
+    assert.deepEqual([part.statusCode, part.json().status], [201, 'PENDING'], part.body);
+    await psp().settleDevolucoes();
+    const settled = (await inject('GET', `/api/transactions/${id}/refunds`, seller.headers)).json().data;
+    assert.deepEqual(
+      settled.map((r: { status: string; amount: number }) => [r.status, r.amount]),
+      [['SUCCEEDED', 5000]],
+    );
+    assert.deepEqual([(await read(id)).status, (await read(id)).refundedAmount], ['PAGO', 5000]);
+
+    psp().failNextDevolucoes(1);
+    const failing = await inject('POST', `/api/transactions/${id}/refund`, seller.headers, {});
+    assert.equal(failing.json().amount, 10000);
+    const blocked = await balance();
+    await psp().settleDevolucoes();
+    const [, failed] = (await inject('GET', `/api/transactions/${id}/refunds`, seller.headers)).json().data;
+    assert.equal(failed.status, 'FAILED');
+    assert.match(failed.failureReason, /^NAO_REALIZADO/);
+    assert.deepEqual(await balance(), { ...blocked, available: blocked.available + 10000, blocked: blocked.blocked - 10000 });
+
+    const rest = await inject('POST', `/api/transactions/${id}/refund`, seller.headers, {});
+    assert.equal(rest.json().status, 'PENDING');
+    await psp().settleDevolucoes();
+    assert.deepEqual([(await read(id)).status, (await read(id)).refundedAmount], ['ESTORNADO', 15000]);
+    assert.deepEqual(await balance(), { ...before, available: before.available - 298, total: before.total - 298 });
+    await verify();
+  });
+
+  test('MED through the rail: a devolução MED_OPERACIONAL on a PAGO sale opens and loses the MED', async () => {
+    const before = await balance();
+    const { id, txid } = await sale();
+    const e2e = (await pay(txid)).json().endToEndId as string;
+    await psp().openMedDevolucao(e2e, { amountCents: 15000, natureza: 'MED_OPERACIONAL' });
+    const after = await read(id);
+    assert.equal(after.status, 'ESTORNADO');
+    const events = await gw.ctx.db.query<{ event: string }>('SELECT event FROM transaction_events WHERE transaction_id = $1 ORDER BY id', [id]);
+    assert.deepEqual(
+      events.rows.map((e) => e.event),
+      ['PAYMENT_CONFIRMED', 'MED_OPENED', 'MED_LOST'],
+    );
+    // MED lost: the net goes back from the MED block; the platform absorbs the fee; nothing more from available.
+    assert.deepEqual(await balance(), before);
+    await verify();
+  });
+
+  test('the callback trusts nothing but the PSP: an unknown secret is 404, an endToEndId the PSP does not know changes nothing', async () => {
+    const secret = gw.config.pixRail.webhookSecret;
+    const wrong = await inject('POST', `/providers/pix/${'x'.repeat(secret.length)}/pix`, {}, { pix: [{ endToEndId: `E${'1'.repeat(31)}` }] });
+    assert.equal(wrong.statusCode, 404);
+    const { id } = await sale(1234);
+    const forged = await inject(
+      'POST',
+      `/providers/pix/${secret}/pix`,
+      {},
+      { pix: [{ endToEndId: `E${'2'.repeat(31)}`, txid: 'x', valor: '12.34' }] },
+    );
+    assert.equal(forged.statusCode, 200, forged.body);
+    assert.equal((await read(id)).status, 'PENDENTE');
+  });
+
+  test('a PSP that cannot be reached: the sale answers 502 PROVIDER_ERROR and nothing is written', async () => {
+    const working = gw.ctx.pix.client;
+    gw.ctx.pix.client = createApiPixClient({
+      baseUrl: 'http://127.0.0.1:9/api/v2',
+      tokenUrl: 'http://127.0.0.1:9/oauth/token',
+      clientId: 'x',
+      clientSecret: 'y',
+      timeouts: { connectMs: 500, requestMs: 1500 },
+    });
+    try {
+      const count = async () => (await gw.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM transactions')).rows[0]!.n;
+      const before = await count();
+      const res = await inject('POST', '/api/sales', seller.headers, pixExample());
+      assert.equal(res.statusCode, 502, res.body);
+      assert.equal(res.json().errorType, 'PROVIDER_ERROR');
+      assert.equal(await count(), before);
+    } finally {
+      await gw.ctx.pix.client.close();
+      gw.ctx.pix.client = working;
+    }
+  });
+
+  test('no request, answer or callback broke the official API Pix file', () => {
+    assert.deepEqual(proxy.violations, []);
+    assert.deepEqual(tap.violations, []);
+  });
+});
