@@ -18,6 +18,7 @@ import { ledgerAdminRoutes } from './ledger/admin-routes.ts';
 import { balanceRoutes } from './ledger/balance-routes.ts';
 import { statementRoutes } from './ledger/statement-routes.ts';
 import { notificationRoutes } from './notifications/routes.ts';
+import { pixAdminRoutes } from './pix/admin-routes.ts';
 import { pixCallbackRoutes } from './pix/callback-routes.ts';
 import { sandboxPixRoutes } from './pix/sandbox-routes.ts';
 import { refundRoutes } from './refunds/routes.ts';
@@ -149,6 +150,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
   await app.register(async (operator) => {
     operator.addHook('onRequest', operatorHook);
     await sandboxPixRoutes(operator, ctx);
+    await pixAdminRoutes(operator, ctx);
     await sellerAdminRoutes(operator, ctx);
     await ledgerAdminRoutes(operator, ctx);
     await transactionAdminRoutes(operator, ctx);

@@ -111,6 +111,15 @@ describe('the PIX rail: the api-pix connector against the embedded PSP', () => {
     assert.match(e2e, /^E[0-9]{8}[0-9]{12}[A-Za-z0-9]{11}$/);
     const after = await read(id);
     assert.deepEqual([after.status, after.systemFee, after.netAmount], ['PAGO', 298, 14702], 'paid through the real callback path');
+    const notified = await gw.ctx.db.query<{ kind: string }>(
+      "SELECT kind FROM notifications WHERE transaction_id = $1 AND payload::jsonb->>'status' = 'PAGO'",
+      [id],
+    );
+    assert.deepEqual(
+      notified.rows.map((n) => n.kind),
+      ['TRANSACTION_POSTBACK'],
+      'the PAGO postback is queued in the same commit',
+    );
     assert.deepEqual(await received(e2e), { outcome: 'PAID', return_status: null, return_reason: null });
 
     const again = await pay(txid);
@@ -153,6 +162,19 @@ describe('the PIX rail: the api-pix connector against the embedded PSP', () => {
     await psp().settleDevolucoes();
     assert.equal((await received(late))?.return_status, 'DEVOLVIDO');
     assert.equal((await read(cancelled.id)).status, 'CANCELADO');
+    const shown = (await inject('GET', '/admin/pix/returns?limit=100', adminHeaders)).json().data as {
+      endToEndId: string;
+      reason: string;
+      status: string;
+    }[];
+    assert.deepEqual(
+      shown.filter((r) => r.endToEndId === late || r.endToEndId === wrong).map((r) => [r.endToEndId, r.reason, r.status]),
+      [
+        [late, 'the sale is CANCELADO', 'DEVOLVIDO'],
+        [wrong, '2999 cents for a sale of 3000', 'DEVOLVIDO'],
+      ],
+      'the operator sees every returned Pix, newest first, with its reason',
+    );
   });
 
   test('refunds are devoluções: a partial one, then the rest, end ESTORNADO; a failed one restores the balance', async () => {

@@ -224,6 +224,7 @@ describe('POST /api/sales: the Sale answer', () => {
     assert.match(parsed.url, /^localhost:\d+\/qr\/v2\/[0-9a-f]{32}$/, 'the location of the embedded PSP, in tag 26-25');
     assert.equal(parsed.merchantName, 'GATEWAY SANDBOX');
     assert.equal(key.slice(-4), crc16(key.slice(0, -4)));
+    assert.equal(scanQrDataUri(sale.payment.pix.qrCodeBase64), key, 'the QR is made from the PSP code');
     const read = (await gw.app.inject({ method: 'GET', url: `/api/transactions/${sale.id}`, headers: seller.headers })).json();
     assert.match(read.externalTransactionId, /^[A-Za-z0-9]{26,35}$/, 'the charge txid');
     const cob = await gw.ctx.pix.client.getCob(read.externalTransactionId);
