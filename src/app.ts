@@ -80,12 +80,24 @@ declare module 'fastify' {
   }
 }
 
+/** Fastify's request log fields, with the PSP's callback path (it holds PIX_WEBHOOK_SECRET) masked. */
+function requestForLog(req: { method: string; url: string; host?: string; ip?: string; socket?: { remotePort?: number } }) {
+  return {
+    method: req.method,
+    url: req.url.replace(/^\/providers\/pix\/[^/?]+/, '/providers/pix/[redacted]'),
+    host: req.host,
+    remoteAddress: req.ip,
+    remotePort: req.socket?.remotePort,
+  };
+}
+
 /** Seller routes plug in here; later features add theirs to the lists. */
 export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promise<App> {
   const app = Fastify({
     logger: {
       level: ctx.config.logLevel,
       redact: { paths: log_redact_paths, censor: '[redacted]' },
+      serializers: { req: requestForLog },
       ...(options.logStream ? { stream: options.logStream } : {}),
     },
     bodyLimit: body_limit_bytes,

@@ -4,7 +4,7 @@ import { type Config, ConfigError, loadConfig, type Role } from './config.ts';
 import { idempotencyExpiryJob } from './http/idempotency.ts';
 import { createDeliveryJob } from './notifications/delivery.ts';
 import { createPixReconcileJob } from './pix/reconcile-job.ts';
-import { refundDispatchJob } from './refunds/dispatch-refund.ts';
+import { createRefundDispatchJob } from './refunds/dispatch-refund.ts';
 import { closeContext, createContext } from './runtime.ts';
 import { cardAutopilotJob, expiryJob, reserveReleaseJob } from './transactions/jobs.ts';
 import type { Job } from './workers/job.ts';
@@ -54,7 +54,7 @@ function allJobs(config: Config): Job[] {
     expiryJob,
     reserveReleaseJob,
     idempotencyExpiryJob,
-    refundDispatchJob,
+    createRefundDispatchJob(),
     createPixReconcileJob(config),
     ...(config.sandboxAutopilot ? [cardAutopilotJob, payoutAutopilotJob] : []),
   ];

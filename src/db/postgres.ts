@@ -6,6 +6,10 @@ import { destroyClient, heartbeat_timeout_ms, PgListener } from './pg-listener.t
 // Every wait on the database is bounded; the server enforces the statement limits itself, and the
 // client-side read timeout catches a server that cannot even say so (a partitioned network).
 const connect_timeout_ms = 1_000;
+// Waiting for a pooled connection is another wait: a burst of requests queues behind the pool's
+// connections for longer than a new connection takes to open (a dead server is caught by the
+// connect timeout and the availability switch, not by this one).
+const pool_wait_ms = 3_000;
 const statement_timeout_ms = 5_000;
 const read_timeout_margin_ms = 1_000;
 // A process that stalls inside a transaction must not hold its row locks for long.
@@ -63,12 +67,20 @@ function boundedPool(url: string, poolSize: number): { pool: pg.Pool; checkedOut
   const types = {
     getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === 20 ? parseInt8 : pg.types.getTypeParser(oid, format)),
   };
+  // pg-pool bounds the queue and each connect with one setting: the pool gets the queue's, and its
+  // clients their own, shorter, connect timeout.
+  class QuickConnectClient extends pg.Client {
+    constructor(config: pg.ClientConfig = {}) {
+      super({ ...config, connectionTimeoutMillis: connect_timeout_ms });
+    }
+  }
   const pool = new pg.Pool({
+    Client: QuickConnectClient,
     connectionString: url,
     max: poolSize,
     types,
     keepAlive: true,
-    connectionTimeoutMillis: connect_timeout_ms,
+    connectionTimeoutMillis: pool_wait_ms,
     statement_timeout: statement_timeout_ms,
     query_timeout: statement_timeout_ms + read_timeout_margin_ms,
     idle_in_transaction_session_timeout: idle_in_transaction_timeout_ms,

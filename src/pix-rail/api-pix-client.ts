@@ -226,7 +226,12 @@ async function putDevolucaoOnce(
     return await call({ method: 'PUT', operation, path, body, idempotent: true, read: (a) => readDevolucao(a) });
   } catch (err) {
     if (!(err instanceof ApiPixError) || err.kind !== 'http' || err.status !== 400) throw err;
-    const existing = await client.getDevolucao(e2eid, id).catch(() => null);
+    // The 400 may mean "this id is taken" after a first answer was lost: only a devolução of that id
+    // the PSP does not have (404) makes the 400 a refusal; any other failure to ask leaves it unknown.
+    const existing = await client.getDevolucao(e2eid, id).catch((getError: unknown) => {
+      if (getError instanceof ApiPixError && getError.kind === 'http' && getError.status === 404) return null;
+      throw getError;
+    });
     if (existing && centsFromValor(existing.valor) === centsFromValor(body.valor)) return existing;
     throw err;
   }

@@ -27,9 +27,15 @@ function secretMatches(presented: string, expected: string): boolean {
 export async function pixCallbackRoutes(app: Router, ctx: AppContext): Promise<void> {
   app.post(
     '/providers/pix/:secret/pix',
-    { schema: { hide: true, params: Type.Object({ secret: Type.String({ maxLength: 256 }) }), body: Callback } },
+    {
+      schema: { hide: true, params: Type.Object({ secret: Type.String({ maxLength: 256 }) }), body: Callback },
+      // Before the body is read or validated: without the secret the endpoint does not exist.
+      onRequest: async (request) => {
+        const { secret } = request.params as { secret: string };
+        if (!secretMatches(secret, ctx.config.pixRail.webhookSecret)) throw new ApiError('NOT_FOUND', 'Not found');
+      },
+    },
     async (request) => {
-      if (!secretMatches(request.params.secret, ctx.config.pixRail.webhookSecret)) throw new ApiError('NOT_FOUND', 'Not found');
       const ids = [...new Set(request.body.pix.map((p) => p.endToEndId))];
       for (const id of ids) {
         const pix = await ctx.pix.client.getPix(id).catch((error: unknown) => {

@@ -35,16 +35,46 @@ async function returnDevolucao(ctx: AppContext, pix: Pix, devolucao: Devolucao):
 }
 
 /**
- * The money went back to the payer by MED: the sale's MED is lost (on a PAGO sale, opened first).
- * Refused moves (a refund of the sale still PENDING) are left for the next reconciliation.
+ * The money went back to the payer by MED: recorded once, then applied (the sale's MED is lost; on
+ * a PAGO sale it is opened first). A sale that cannot move now (a refund of it PENDING) keeps the
+ * record open, and reconciliation applies it later (applyOpenMeds).
  */
 async function medDevolucao(ctx: AppContext, pix: Pix, devolucao: Devolucao): Promise<void> {
   if (devolucao.status !== 'DEVOLVIDO') return;
+  await ctx.db.query('INSERT INTO pix_med_devolucoes (end_to_end_id, devolucao_id, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [
+    pix.endToEndId,
+    devolucao.id,
+    ctx.clock.now(),
+  ]);
+  await applyMed(ctx, pix.endToEndId, devolucao.id);
+}
+
+/** Applies a recorded MED devolução if its sale can move; true once nothing is left to do. */
+async function applyMed(ctx: AppContext, endToEndId: string, devolucaoId: string): Promise<boolean> {
   const sale = maybeOne(
-    await ctx.db.query<{ id: number; status: string }>('SELECT id, status FROM transactions WHERE pix_end_to_end_id = $1', [pix.endToEndId]),
+    await ctx.db.query<{ id: number; status: string }>('SELECT id, status FROM transactions WHERE pix_end_to_end_id = $1', [endToEndId]),
   );
-  if (!sale) return;
   const at = ctx.clock.now();
-  if (sale.status === 'PAGO' && (await moveTransaction(ctx.db, sale.id, 'MED_OPENED', at)).kind !== 'moved') return;
-  if (sale.status === 'PAGO' || sale.status === 'MED') await moveTransaction(ctx.db, sale.id, 'MED_LOST', at);
+  let done = !sale || (sale.status !== 'PAGO' && sale.status !== 'MED');
+  if (sale && !done) {
+    const opened = sale.status === 'MED' || (await moveTransaction(ctx.db, sale.id, 'MED_OPENED', at)).kind !== 'refused';
+    done = opened && (await moveTransaction(ctx.db, sale.id, 'MED_LOST', at)).kind !== 'refused';
+  }
+  if (done) {
+    await ctx.db.query('UPDATE pix_med_devolucoes SET applied_at = $3 WHERE end_to_end_id = $1 AND devolucao_id = $2 AND applied_at IS NULL', [
+      endToEndId,
+      devolucaoId,
+      at,
+    ]);
+  }
+  return done;
+}
+
+/** The MED devoluções still waiting for their sale (reconciliation). */
+export async function applyOpenMeds(ctx: AppContext, limit: number): Promise<void> {
+  const open = await ctx.db.query<{ end_to_end_id: string; devolucao_id: string }>(
+    'SELECT end_to_end_id, devolucao_id FROM pix_med_devolucoes WHERE applied_at IS NULL ORDER BY created_at LIMIT $1',
+    [limit],
+  );
+  for (const med of open.rows) await applyMed(ctx, med.end_to_end_id, med.devolucao_id);
 }

@@ -29,21 +29,31 @@ export async function dispatchRefund(ctx: AppContext, refund: RefundRow): Promis
 
 // A refund younger than this may still be in its request's hands.
 const unsent_grace_ms = 10_000;
+// After a failed round the runner calls again within a second; a provider that is down is asked again only this much later.
+const retry_after_failure_ms = 30_000;
 
 /** Sends again the refunds a crash or a provider outage left PENDING without the provider's word. */
-export const refundDispatchJob: Job = {
-  name: 'refund-dispatch',
-  idle_interval_ms: 5_000,
-  async run(ctx) {
-    const due = await unsentRefunds(ctx.db, new Date(ctx.clock.now().getTime() - unsent_grace_ms), 50);
-    // One refund's provider failing must not hold back the others: each is tried, the failures reported together.
-    const failures: string[] = [];
-    for (const refund of due) {
-      await dispatchRefund(ctx, refund).catch((error: unknown) => {
-        failures.push(`refund ${refund.id}: ${error instanceof Error ? error.message : String(error)}`);
-      });
-    }
-    if (failures.length > 0) throw new Error(`refunds not sent, will retry: ${failures.join('; ')}`);
-    return due.length;
-  },
-};
+export function createRefundDispatchJob(): Job {
+  let failedAt = Number.NEGATIVE_INFINITY;
+  return {
+    name: 'refund-dispatch',
+    idle_interval_ms: 5_000,
+    async run(ctx) {
+      const now = ctx.clock.now().getTime();
+      if (now - failedAt < retry_after_failure_ms) return 0;
+      const due = await unsentRefunds(ctx.db, new Date(now - unsent_grace_ms), 50);
+      // One refund's provider failing must not hold back the others: each is tried, the failures reported together.
+      const failures: string[] = [];
+      for (const refund of due) {
+        await dispatchRefund(ctx, refund).catch((error: unknown) => {
+          failures.push(`refund ${refund.id}: ${error instanceof Error ? error.message : String(error)}`);
+        });
+      }
+      if (failures.length > 0) {
+        failedAt = now;
+        throw new Error(`refunds not sent, will retry: ${failures.join('; ')}`);
+      }
+      return due.length;
+    },
+  };
+}

@@ -70,11 +70,14 @@ export async function settleRefund(
   outcome: { status: 'SUCCEEDED' } | { status: 'FAILED'; reason: string },
   at: Date,
 ): Promise<RefundRow> {
+  const transactionId = (await mustFind(q, refundId)).transaction_id;
   await retryOnConflict(`refund ${refundId}: ${outcome.status}`, async () => {
+    // The sale first, then the refund: a settlement or a new refund committed in between changes the
+    // sale's xmin, so this write cannot settle one refund with another's reading.
+    const input = await readForMove(q, transactionId);
+    if (!input) throw new Error(`refund ${refundId}: its transaction is gone`);
     const refund = await mustFind(q, refundId);
     if (refund.status !== 'PENDING') return true;
-    const input = await readForMove(q, refund.transaction_id);
-    if (!input) throw new Error(`refund ${refundId}: its transaction is gone`);
     if (input.row.refund_pending !== Number(refund.amount))
       throw new Error(`refund ${refundId}: ${refund.amount} cents PENDING but the sale holds ${input.row.refund_pending}`);
     const money = refundSettled(saleMoney(input.row), outcome.status);

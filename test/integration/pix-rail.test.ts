@@ -5,9 +5,11 @@
 import assert from 'node:assert/strict';
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { createPixReconcileJob } from '../../src/pix/reconcile-job.ts';
 import { createApiPixClient } from '../../src/pix-rail/api-pix-client.ts';
+import { settleRefund } from '../../src/refunds/refund-moves.ts';
 import type { Job } from '../../src/workers/job.ts';
 import { checkApiPixCallback, startValidatingProxy, type ValidatingProxy } from '../helpers/api-pix-spec.ts';
 import { pixExample } from '../helpers/fixtures.ts';
@@ -232,6 +234,8 @@ describe('the PIX rail: the api-pix connector against the embedded PSP', () => {
     const secret = gw.config.pixRail.webhookSecret;
     const wrong = await inject('POST', `/providers/pix/${'x'.repeat(secret.length)}/pix`, {}, { pix: [{ endToEndId: `E${'1'.repeat(31)}` }] });
     assert.equal(wrong.statusCode, 404);
+    const malformed = await inject('POST', '/providers/pix/guess/pix', {}, { nothing: true });
+    assert.equal(malformed.statusCode, 404, 'without the secret the endpoint does not exist, whatever the body');
     const { id } = await sale(1234);
     const forged = await inject(
       'POST',
@@ -265,8 +269,81 @@ describe('the PIX rail: the api-pix connector against the embedded PSP', () => {
     }
   });
 
+  test('a MED devolução while a refund is PENDING waits, recorded, and is applied once the refund settles', async () => {
+    const { id, txid } = await sale(8000);
+    const e2e = (await pay(txid)).json().endToEndId as string;
+    const rail = gw.ctx.providers.refunds;
+    gw.ctx.providers.refunds = { refund: async () => ({ status: 'PENDING', providerRef: 'held-by-test' }) };
+    let refundId: number;
+    try {
+      const refund = await inject('POST', `/api/transactions/${id}/refund`, seller.headers, { amount: 1000 });
+      assert.equal(refund.json().status, 'PENDING', refund.body);
+      refundId = refund.json().id;
+    } finally {
+      gw.ctx.providers.refunds = rail;
+    }
+    await psp().openMedDevolucao(e2e, { amountCents: 7000, natureza: 'MED_FRAUDE' });
+    assert.equal((await read(id)).status, 'PAGO', 'the MED cannot open while the refund is pending');
+    const open = async () =>
+      (
+        await gw.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM pix_med_devolucoes WHERE end_to_end_id = $1 AND applied_at IS NULL', [
+          e2e,
+        ])
+      ).rows[0]!.n;
+    assert.equal(await open(), 1, 'recorded, not dropped');
+    await settleRefund(gw.ctx.db, refundId, { status: 'FAILED', reason: 'test' }, new Date());
+    await reconcile.run(gw.ctx);
+    assert.equal((await read(id)).status, 'ESTORNADO', 'reconciliation applied the MED');
+    assert.equal(await open(), 0);
+    await verify();
+  });
+
+  test('a return the PSP refuses for good is shown NAO_REALIZADO and holds back nothing else', async () => {
+    const ghost = `E${'9'.repeat(31)}`;
+    await gw.ctx.db.query(
+      `INSERT INTO pix_received (end_to_end_id, txid, amount, paid_at, outcome, return_reason, return_id, return_status, created_at)
+       VALUES ($1, NULL, 100, now(), 'RETURNED', 'no sale has this txid', $2, 'TO_SEND', now())`,
+      [ghost, `rt${ghost.slice(-30)}`],
+    );
+    const { id, txid } = await sale(2000);
+    psp().setCallbacks('drop');
+    try {
+      await pay(txid);
+    } finally {
+      psp().setCallbacks('deliver');
+    }
+    await reconcile.run(gw.ctx);
+    const row = await received(ghost);
+    assert.equal(row?.return_status, 'NAO_REALIZADO');
+    assert.equal((await read(id)).status, 'PAGO', 'the rest of reconciliation ran');
+  });
+
   test('no request, answer or callback broke the official API Pix file', () => {
     assert.deepEqual(proxy.violations, []);
     assert.deepEqual(tap.violations, []);
   });
+});
+
+test('the callback secret never reaches the logs', async () => {
+  let logs = '';
+  const logStream = new Writable({
+    write(chunk, _enc, done) {
+      logs += chunk.toString();
+      done();
+    },
+  });
+  const gw = await startGateway({ env: { LOG_LEVEL: 'info' }, logStream });
+  try {
+    const secret = gw.config.pixRail.webhookSecret;
+    const res = await gw.app.inject({
+      method: 'POST',
+      url: `/providers/pix/${secret}/pix`,
+      payload: { pix: [{ endToEndId: `E${'3'.repeat(31)}` }] },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.match(logs, /\/providers\/pix\/\[redacted\]\/pix/, 'the request is logged');
+    assert.ok(!logs.includes(secret), 'without its secret');
+  } finally {
+    await gw.close();
+  }
 });

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { RefundProvider } from '../../src/providers/ports.ts';
-import { refundDispatchJob } from '../../src/refunds/dispatch-refund.ts';
+import { createRefundDispatchJob } from '../../src/refunds/dispatch-refund.ts';
 import { settleRefund } from '../../src/refunds/refund-moves.ts';
 import { cardExample, pixExample } from '../helpers/fixtures.ts';
 import { adminHeaders, type Gateway, type SellerKeys, startGateway } from '../helpers/gateway.ts';
@@ -181,12 +181,15 @@ describe('refunds (CONTRACT §5a)', () => {
       assert.equal(res.statusCode, 201, res.body);
       assert.equal(res.json().status, 'PENDING');
       assert.deepEqual(await balance(who), { available: -847, blocked: 16000, total: 15153 });
-      assert.equal(await refundDispatchJob.run(gw.ctx), 0, 'too young: the request may still be sending it');
+      const job = createRefundDispatchJob();
+      assert.equal(await job.run(gw.ctx), 0, 'too young: the request may still be sending it');
       now += 11_000;
-      await assert.rejects(refundDispatchJob.run(gw.ctx), /refunds not sent, will retry: refund \d+: connect ECONNREFUSED/);
+      await assert.rejects(job.run(gw.ctx), /refunds not sent, will retry: refund \d+: connect ECONNREFUSED/);
       reachable = true;
-      assert.equal(await refundDispatchJob.run(gw.ctx), 1);
-      assert.equal(await refundDispatchJob.run(gw.ctx), 0, 'nothing left to send');
+      assert.equal(await job.run(gw.ctx), 0, 'after a failure the provider is asked again only 30 s later');
+      now += 30_000;
+      assert.equal(await job.run(gw.ctx), 1);
+      assert.equal(await job.run(gw.ctx), 0, 'nothing left to send');
       assert.equal((await read(id, who)).status, 'ESTORNADO');
       assert.deepEqual(await balance(who), { available: -847, blocked: 0, total: -847 });
       await verify();

@@ -34,3 +34,15 @@ CREATE TABLE pix_rail_state (
   id boolean PRIMARY KEY DEFAULT true CHECK (id),
   reconciled_until timestamptz NOT NULL
 )
+-- statement
+-- Devoluções a MED made (natureza MED_*): recorded when first seen, applied to the sale (MED lost) as
+-- soon as it can move (not while one of its refunds is PENDING), retried by reconciliation until then.
+CREATE TABLE pix_med_devolucoes (
+  end_to_end_id text NOT NULL,
+  devolucao_id text NOT NULL,
+  applied_at timestamptz,
+  created_at timestamptz NOT NULL,
+  PRIMARY KEY (end_to_end_id, devolucao_id)
+)
+-- statement
+CREATE INDEX pix_med_devolucoes_open_idx ON pix_med_devolucoes (created_at) WHERE applied_at IS NULL
