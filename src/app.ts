@@ -18,6 +18,8 @@ import { ledgerAdminRoutes } from './ledger/admin-routes.ts';
 import { balanceRoutes } from './ledger/balance-routes.ts';
 import { statementRoutes } from './ledger/statement-routes.ts';
 import { notificationRoutes } from './notifications/routes.ts';
+import { panelAdminRoutes } from './panel/admin-routes.ts';
+import { panelRoutes } from './panel/routes.ts';
 import { pixAdminRoutes } from './pix/admin-routes.ts';
 import { pixCallbackRoutes } from './pix/callback-routes.ts';
 import { sandboxPixRoutes } from './pix/sandbox-routes.ts';
@@ -157,12 +159,15 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
     await transactionRoutes(seller, ctx);
     await refundRoutes(seller, ctx);
   });
+  // The seller panel: its own session cookie, forms and HTML (CONTRACT §12).
+  await app.register(async (panel) => panelRoutes(panel, ctx));
   // The PSP's calls: no API keys; the secret in the path is the credential.
   await app.register(async (psp) => pixCallbackRoutes(psp, ctx));
   await app.register(async (operator) => {
     operator.addHook('onRequest', operatorHook);
     await sandboxPixRoutes(operator, ctx);
     await pixAdminRoutes(operator, ctx);
+    await panelAdminRoutes(operator, ctx);
     await sellerAdminRoutes(operator, ctx);
     await ledgerAdminRoutes(operator, ctx);
     await transactionAdminRoutes(operator, ctx);

@@ -5,7 +5,9 @@ import { destroyClient, heartbeat_timeout_ms, PgListener } from './pg-listener.t
 
 // Every wait on the database is bounded; the server enforces the statement limits itself, and the
 // client-side read timeout catches a server that cannot even say so (a partitioned network).
-const connect_timeout_ms = 1_000;
+// A fresh backend on a loaded 2-core machine took over 1 s at times, and a slow connect trips the
+// availability switch (a false outage); a dead or silent server is still told within this.
+const connect_timeout_ms = 2_500;
 // Waiting for a pooled connection is another wait: a burst of requests queues behind the pool's
 // connections for longer than a new connection takes to open (a dead server is caught by the
 // connect timeout and the availability switch, not by this one).

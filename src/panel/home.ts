@@ -1,0 +1,37 @@
+/** What Início shows: the seller's balances, paid sales per day for 30 days, the latest sales. */
+import type { Queryable } from '../db/db.ts';
+import { maybeOne } from '../db/sql.ts';
+import { saoPauloDate } from '../domain/calendar.ts';
+import { listTransactions, type TransactionRow } from '../transactions/transactions-repo.ts';
+import type { DayTotal } from './chart.ts';
+
+const day_ms = 24 * 60 * 60_000;
+
+export interface Home {
+  balance: { available: number; blocked: number; total: number };
+  days: DayTotal[];
+  latest: TransactionRow[];
+}
+
+export async function homeOf(q: Queryable, sellerId: number, now: Date): Promise<Home> {
+  const b = maybeOne(
+    await q.query<{ available: number; blocked: number }>('SELECT available, blocked FROM balances WHERE seller_id = $1', [sellerId]),
+  );
+  const available = Number(b?.available ?? 0);
+  const blocked = Number(b?.blocked ?? 0);
+  // Paid sales by the São Paulo day of their first payment (completed_at), the last 30 days.
+  const since = new Date(now.getTime() - 30 * day_ms);
+  const rows = await q.query<{ day: string; cents: number }>(
+    `SELECT to_char(completed_at AT TIME ZONE 'America/Sao_Paulo', 'YYYY-MM-DD') AS day, sum(amount)::bigint AS cents
+     FROM transactions WHERE seller_id = $1 AND completed_at > $2 GROUP BY 1`,
+    [sellerId, since],
+  );
+  const byDay = new Map(rows.rows.map((r) => [r.day, Number(r.cents)]));
+  const days: DayTotal[] = [];
+  for (let i = 29; i >= 0; i--) {
+    const day = new Date(now.getTime() - i * day_ms);
+    days.push({ day, cents: byDay.get(saoPauloDate(day)) ?? 0 });
+  }
+  const latest = await listTransactions(q, { sellerId, beforeId: null, limit: 10 });
+  return { balance: { available, blocked, total: available + blocked }, days, latest };
+}

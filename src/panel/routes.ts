@@ -1,0 +1,186 @@
+/**
+ * The seller panel at /painel (CONTRACT §12): server-rendered HTML in Portuguese, every action a
+ * plain form (no client-side JavaScript), sessions in an HttpOnly cookie, a CSRF token on every form.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import view from '@fastify/view';
+import { Eta } from 'eta';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { AppContext } from '../context.ts';
+import type { Router } from '../http/router.ts';
+import {
+  acceptInvite,
+  csrfMatches,
+  endSession,
+  hashPassword,
+  login,
+  openInvite,
+  password_min_length,
+  resumeSession,
+  type Session,
+  session_absolute_ms,
+  startSession,
+} from './accounts.ts';
+import { salesChartSvg } from './chart.ts';
+import { reais, whenSaoPaulo } from './format.ts';
+import { homeOf } from './home.ts';
+
+const views = fileURLToPath(new URL('./views/', import.meta.url));
+const stylesheet = readFileSync(fileURLToPath(new URL('./estilo.css', import.meta.url)), 'utf8');
+const login_csrf_cookie = 'painel_csrf';
+// Pages answer only to this site: no framing, no outside scripts, forms post back here.
+const page_policy = "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+const Form = Type.Record(Type.String(), Type.String());
+
+/** `__Host-` and Secure over HTTPS (CONTRACT §12); a plain name over http (a browser refuses `__Host-` there). */
+const sessionCookie = (request: FastifyRequest) => (request.protocol === 'https' ? '__Host-painel_sessao' : 'painel_sessao');
+
+async function sessionOf(ctx: AppContext, request: FastifyRequest): Promise<{ id: string; session: Session } | null> {
+  const id = request.cookies[sessionCookie(request)];
+  if (!id) return null;
+  const session = await resumeSession(ctx.db, id, ctx.clock.now());
+  return session && { id, session };
+}
+
+function page(reply: FastifyReply, status: number, template: string, data: Record<string, unknown>) {
+  return reply.code(status).header('content-security-policy', page_policy).header('cache-control', 'no-store').view(template, data);
+}
+
+function setSession(request: FastifyRequest, reply: FastifyReply, id: string): void {
+  void reply.setCookie(sessionCookie(request), id, {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: request.protocol === 'https',
+    path: '/',
+    maxAge: session_absolute_ms / 1000,
+  });
+}
+
+export async function panelRoutes(app: Router, ctx: AppContext): Promise<void> {
+  await app.register(cookie);
+  await app.register(formbody, { bodyLimit: 16 * 1024 });
+  await app.register(view, { engine: { eta: new Eta({ views, cache: true }) }, templates: views });
+
+  app.get('/painel/estilo.css', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(stylesheet),
+  );
+  loginRoutes(app, ctx);
+  inviteRoutes(app, ctx);
+  homeRoutes(app, ctx);
+}
+
+/** Log in (a CSRF token in a cookie of its own until there is a session) and the lock after failures. */
+function loginRoutes(app: Router, ctx: AppContext): void {
+  app.get('/painel/entrar', { schema: { hide: true } }, async (request, reply) => {
+    const csrf = request.cookies[login_csrf_cookie] ?? randomBytes(24).toString('base64url');
+    void reply.setCookie(login_csrf_cookie, csrf, { httpOnly: true, sameSite: 'strict', path: '/painel', secure: request.protocol === 'https' });
+    return page(reply, 200, 'entrar.eta', { title: 'Entrar', csrf, session: null });
+  });
+
+  app.post('/painel/entrar', { schema: { hide: true, body: Form } }, async (request, reply) => {
+    const body = request.body;
+    const csrf = request.cookies[login_csrf_cookie];
+    if (!csrf || !csrfMatches(body.csrf, csrf)) return page(reply, 403, 'mensagem.eta', formExpired());
+    const outcome = await login(ctx.db, body.email ?? '', body.senha ?? '', ctx.clock.now());
+    const again = { title: 'Entrar', csrf, email: body.email ?? '', session: null };
+    if (outcome.kind === 'locked') {
+      const minutes = Math.ceil(outcome.retryAfterSeconds / 60);
+      void reply.header('retry-after', String(outcome.retryAfterSeconds));
+      return page(reply, 429, 'entrar.eta', { ...again, error: `Muitas tentativas erradas. Tente de novo em ${minutes} min.` });
+    }
+    if (outcome.kind === 'wrong') return page(reply, 401, 'entrar.eta', { ...again, error: 'E-mail ou senha incorretos.' });
+    const started = await startSession(ctx.db, outcome.sellerId, ctx.clock.now());
+    setSession(request, reply, started.id);
+    return reply.redirect('/painel', 303);
+  });
+}
+
+/** An invite's page: the seller sets the password, then is logged in. */
+function inviteRoutes(app: Router, ctx: AppContext): void {
+  app.get(
+    '/painel/convite/:token',
+    { schema: { hide: true, params: Type.Object({ token: Type.String({ maxLength: 64 }) }) } },
+    async (request, reply) => {
+      const invite = await openInvite(ctx.db, request.params.token, ctx.clock.now());
+      if (!invite) return page(reply, 404, 'mensagem.eta', inviteGone());
+      return page(reply, 200, 'convite.eta', {
+        title: 'Crie sua senha',
+        email: invite.email,
+        token: request.params.token,
+        minLength: password_min_length,
+        session: null,
+      });
+    },
+  );
+
+  app.post(
+    '/painel/convite/:token',
+    { schema: { hide: true, params: Type.Object({ token: Type.String({ maxLength: 64 }) }), body: Form } },
+    async (request, reply) => {
+      const { token } = request.params;
+      const invite = await openInvite(ctx.db, token, ctx.clock.now());
+      if (!invite) return page(reply, 404, 'mensagem.eta', inviteGone());
+      const senha = request.body.senha ?? '';
+      const again = { title: 'Crie sua senha', email: invite.email, token, minLength: password_min_length, session: null };
+      if ([...senha].length < password_min_length)
+        return page(reply, 400, 'convite.eta', { ...again, error: `A senha precisa ter pelo menos ${password_min_length} caracteres.` });
+      if (senha !== request.body.confirmacao) return page(reply, 400, 'convite.eta', { ...again, error: 'As duas senhas não são iguais.' });
+      const sellerId = await acceptInvite(ctx.db, token, await hashPassword(senha), ctx.clock.now());
+      if (sellerId === null) return page(reply, 409, 'mensagem.eta', inviteGone());
+      const started = await startSession(ctx.db, sellerId, ctx.clock.now());
+      setSession(request, reply, started.id);
+      return reply.redirect('/painel', 303);
+    },
+  );
+}
+
+function homeRoutes(app: Router, ctx: AppContext): void {
+  app.get('/painel', { schema: { hide: true } }, async (request, reply) => {
+    const current = await sessionOf(ctx, request);
+    if (!current) return reply.redirect('/painel/entrar', 303);
+    const home = await homeOf(ctx.db, current.session.sellerId, ctx.clock.now());
+    return page(reply, 200, 'inicio.eta', {
+      title: 'Início',
+      page: 'inicio',
+      session: current.session,
+      balance: { available: reais(home.balance.available), blocked: reais(home.balance.blocked), total: reais(home.balance.total) },
+      chart: salesChartSvg(home.days),
+      latest: home.latest.map((s) => ({
+        id: s.id,
+        when: whenSaoPaulo(s.created_at),
+        method: s.payment_method,
+        status: s.status,
+        amount: reais(s.amount),
+      })),
+    });
+  });
+
+  app.post('/painel/sair', { schema: { hide: true, body: Form } }, async (request, reply) => {
+    const current = await sessionOf(ctx, request);
+    if (!current) return reply.redirect('/painel/entrar', 303);
+    if (!csrfMatches(request.body.csrf, current.session.csrfToken)) return page(reply, 403, 'mensagem.eta', formExpired());
+    await endSession(ctx.db, current.id, ctx.clock.now());
+    void reply.clearCookie(sessionCookie(request), { path: '/' });
+    return reply.redirect('/painel/entrar', 303);
+  });
+}
+
+const formExpired = () => ({
+  title: 'Formulário expirado',
+  message: 'Este formulário não pôde ser confirmado (token de segurança ausente ou inválido). Abra a página de novo e tente outra vez.',
+  link: { href: '/painel', text: 'Voltar ao painel' },
+  session: null,
+});
+
+const inviteGone = () => ({
+  title: 'Convite inválido',
+  message: 'Este convite já foi usado ou expirou. Peça um novo à plataforma.',
+  link: { href: '/painel/entrar', text: 'Entrar' },
+  session: null,
+});
