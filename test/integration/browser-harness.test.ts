@@ -216,7 +216,9 @@ describe('the browser harness (playwright-core, Debian Chromium, axe-core)', { s
   test('a wait for what never comes ends with a TimeoutError', async () => {
     const p = await newPage(browser!, { timeoutMs: 300 });
     try {
-      await p.goto(site.url('/acessivel'));
+      // The navigation under the default bound (a loaded CI machine can take more than 300 ms to load
+      // a page); only the wait under test has the short one.
+      await p.goto(site.url('/acessivel'), { timeout: 10_000 });
       await assert.rejects(p.getByRole('button', { name: 'Não existe' }).click(), { name: 'TimeoutError' });
     } finally {
       await p.close();
