@@ -190,12 +190,15 @@ export function verifyBrCodeCrc(code: string): boolean {
 const TXID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const TXID_LENGTH = 25;
 
-/** A fresh 25-char `[A-Za-z0-9]` txid (~148 bits), unbiased by rejecting bytes ≥ 248 (= 4 × 62). */
-export function newTxid(): string {
+/**
+ * A fresh `[A-Za-z0-9]` txid, unbiased by rejecting bytes ≥ 248 (= 4 × 62): 25 characters (~148 bits)
+ * for a static BR Code; an API Pix charge takes 26 to 35.
+ */
+export function newTxid(length = TXID_LENGTH): string {
   let out = '';
-  while (out.length < TXID_LENGTH) {
-    for (const b of randomBytes(32)) {
-      if (b < 248 && out.length < TXID_LENGTH) out += TXID_ALPHABET[b % 62];
+  while (out.length < length) {
+    for (const b of randomBytes(length + 8)) {
+      if (b < 248 && out.length < length) out += TXID_ALPHABET[b % 62];
     }
   }
   return out;

@@ -5,6 +5,14 @@ export function digestOf(secret: string): Buffer {
   return createHash('sha256').update(secret, 'utf8').digest();
 }
 
+/** Constant-time comparison of a presented secret with one held in memory (a path secret, a CSRF token). */
+export function sameSecret(presented: unknown, expected: string): boolean {
+  if (typeof presented !== 'string') return false;
+  const a = Buffer.from(presented);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
 /** Constant-time comparison of a presented secret with a stored digest. */
 export function secretMatches(presented: string, storedDigest: Uint8Array): boolean {
   const presentedDigest = digestOf(presented);

@@ -49,14 +49,14 @@ export function handleError(error: FastifyError | ApiError, request: FastifyRequ
 function clientMessage(error: FastifyError): string {
   if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError) return 'Body is not valid JSON';
   if (error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return 'Body is empty but Content-Type is application/json';
-  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return 'Body is larger than 1 MiB';
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return 'Body is too large (1 MiB at most; panel forms 16 KiB)';
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return 'Content-Type must be application/json';
   return error.message;
 }
 
-/** Fastify's errors before routing (a malformed URL such as `%FF`): our shape, the URL not echoed. */
+/** Fastify's errors before routing (a malformed URL such as `%FF`, a parameter over 100 characters): our shape, the URL not echoed. */
 export function frameworkError(_error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
-  const { status, body } = errorBody('BAD_REQUEST', 'The request URL is malformed (bad percent-encoding)');
+  const { status, body } = errorBody('BAD_REQUEST', 'The request URL is malformed (bad percent-encoding) or a path segment is too long');
   void reply.status(status).type('application/json; charset=utf-8').serializer(JSON.stringify).send(body);
 }
 

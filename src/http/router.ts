@@ -29,6 +29,9 @@ export const sellerSecurity = [{ publicKey: [], privateKey: [] }];
 export const operatorSecurity = [{ operator: [] }];
 
 /** Serialises Dates as ISO 8601 UTC with milliseconds (CONTRACT §1); null stays null. */
+/** A schema that also admits null. */
+export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+
 export const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
 
 /** A string enum schema typed as its union (TypeBox's Union of mapped literals loses the literals). */

@@ -8,6 +8,9 @@ import type { Queryable } from '../db/db.ts';
 import { maybeOne } from '../db/sql.ts';
 import { digestOf } from '../domain/secrets.ts';
 
+/** A form's CSRF token against the session's (constant time). */
+export { sameSecret as csrfMatches } from '../domain/secrets.ts';
+
 export const invite_ttl_ms = 72 * 60 * 60_000;
 export const session_absolute_ms = 8 * 60 * 60_000;
 export const session_idle_ms = 60 * 60_000;
@@ -147,12 +150,4 @@ export async function resumeSession(q: Queryable, id: string, now: Date): Promis
 
 export async function endSession(q: Queryable, id: string, now: Date): Promise<void> {
   await q.query('UPDATE panel_sessions SET ended_at = $2 WHERE id_digest = $1 AND ended_at IS NULL', [digestOf(id), now]);
-}
-
-/** Constant-time comparison of a form's CSRF token with the session's. */
-export function csrfMatches(presented: unknown, expected: string): boolean {
-  if (typeof presented !== 'string') return false;
-  const a = Buffer.from(presented);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -18,7 +18,7 @@ import { createTokenSource } from './oauth.ts';
 import { type ApiPixLogger, createAgent } from './transport.ts';
 import { centsFromValor, isValor } from './valor.ts';
 
-export { ApiPixError, type ApiPixErrorKind } from './api-pix-error.ts';
+export { ApiPixError, type ApiPixErrorKind, isRefusal } from './api-pix-error.ts';
 export type * from './api-pix-types.ts';
 export type { ApiPixLogger } from './transport.ts';
 export { centsFromValor, valorFromCents } from './valor.ts';

@@ -68,3 +68,8 @@ export function describeProblem(problem: Problema): string {
   const text = [...new Set(parts)].join(' — ');
   return text.length > problem_text_max ? `${text.slice(0, problem_text_max)}…` : text;
 }
+
+/** A 4xx other than 429: the PSP refuses this for good (sending it again would be refused again). */
+export function isRefusal(error: unknown): error is ApiPixError {
+  return error instanceof ApiPixError && error.kind === 'http' && error.status !== undefined && error.status < 500 && error.status !== 429;
+}

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
+import { PageQuery, pageRequest } from '../http/paging.ts';
 import { errorResponses, iso, operatorSecurity, type Router, StringEnum } from '../http/router.ts';
 
 const Returned = Type.Object({
@@ -25,9 +26,7 @@ export async function pixAdminRoutes(app: Router, ctx: AppContext): Promise<void
         summary: 'Pix returned whole: for a sale no longer PENDENTE, another amount or an unknown txid (newest first)',
         tags: ['operator'],
         security: operatorSecurity,
-        querystring: Type.Object({
-          limit: Type.Optional(Type.String({ pattern: '^(100|[1-9][0-9]?)$', description: 'an integer from 1 to 100 (default 20)' })),
-        }),
+        querystring: Type.Object({ limit: PageQuery.limit }),
         response: { 200: Type.Object({ data: Type.Array(Returned) }), ...errorResponses },
       },
     },
@@ -43,7 +42,7 @@ export async function pixAdminRoutes(app: Router, ctx: AppContext): Promise<void
         paid_at: Date;
         created_at: Date;
       }>("SELECT * FROM pix_received WHERE outcome = 'RETURNED' ORDER BY created_at DESC, end_to_end_id LIMIT $1", [
-        Number(request.query.limit ?? 20),
+        pageRequest(request.query).limit,
       ]);
       return {
         data: rows.rows.map((r) => ({

@@ -1,7 +1,7 @@
-import { timingSafeEqual } from 'node:crypto';
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../domain/errors.ts';
+import { sameSecret } from '../domain/secrets.ts';
 import type { Router } from '../http/router.ts';
 import { ApiPixError } from '../pix-rail/api-pix-client.ts';
 import { applyDevolucoes } from './devolucoes.ts';
@@ -11,13 +11,6 @@ import { applyReceivedPix } from './received-pix.ts';
 const Callback = Type.Object({
   pix: Type.Array(Type.Object({ endToEndId: Type.String({ pattern: '^[A-Za-z0-9]{32}$' }) }), { minItems: 1, maxItems: 1000 }),
 });
-
-/** Constant time: the secret is the only thing that tells the PSP's calls from anyone's. */
-function secretMatches(presented: string, expected: string): boolean {
-  const a = Buffer.from(presented);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
 
 /**
  * `POST /providers/pix/{secret}/pix` (CONTRACT §11.1). Each Pix is confirmed with GET /pix/{e2eid}
@@ -32,7 +25,7 @@ export async function pixCallbackRoutes(app: Router, ctx: AppContext): Promise<v
       // Before the body is read or validated: without the secret the endpoint does not exist.
       onRequest: async (request) => {
         const { secret } = request.params as { secret: string };
-        if (!secretMatches(secret, ctx.config.pixRail.webhookSecret)) throw new ApiError('NOT_FOUND', 'Not found');
+        if (!sameSecret(secret, ctx.config.pixRail.webhookSecret)) throw new ApiError('NOT_FOUND', 'Not found');
       },
     },
     async (request) => {

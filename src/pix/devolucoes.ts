@@ -7,7 +7,8 @@ import { maybeOne } from '../db/sql.ts';
 import type { Devolucao, Pix } from '../pix-rail/api-pix-client.ts';
 import { settleRefund } from '../refunds/refund-moves.ts';
 import { moveTransaction } from '../transactions/transitions.ts';
-import { refundOutcomeOf } from './pix-charges.ts';
+import { refundOutcomeOf, returnDevolucaoId } from './pix-charges.ts';
+import { recordReturn } from './received-pix.ts';
 
 const MED_NATUREZAS = new Set(['MED_OPERACIONAL', 'MED_FRAUDE']);
 
@@ -28,10 +29,8 @@ async function refundDevolucao(ctx: AppContext, refundId: number, devolucao: Dev
 }
 
 async function returnDevolucao(ctx: AppContext, pix: Pix, devolucao: Devolucao): Promise<void> {
-  await ctx.db.query(
-    "UPDATE pix_received SET return_status = $3, return_detail = $4 WHERE end_to_end_id = $1 AND return_id = $2 AND return_status <> 'DEVOLVIDO'",
-    [pix.endToEndId, devolucao.id, devolucao.status, devolucao.motivo ?? null],
-  );
+  // Only the return the gateway asked for: another devolução of this Pix is not ours to record.
+  if (devolucao.id === returnDevolucaoId(pix.endToEndId)) await recordReturn(ctx.db, pix.endToEndId, devolucao.status, devolucao.motivo ?? null);
 }
 
 /**

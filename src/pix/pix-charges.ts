@@ -2,24 +2,14 @@
 import type { Config } from '../config.ts';
 import { ApiError } from '../domain/errors.ts';
 import { buildBrCode, newTxid } from '../domain/pix-brcode.ts';
-import { randomBytes } from '../domain/random.ts';
 import type { ApiPixClient, Devolucao } from '../pix-rail/api-pix-client.ts';
-import { ApiPixError, valorFromCents } from '../pix-rail/api-pix-client.ts';
+import { ApiPixError, isRefusal, valorFromCents } from '../pix-rail/api-pix-client.ts';
 import type { PixProvider, RefundOutcome, RefundProvider } from '../providers/ports.ts';
 
 type Merchant = Pick<Config, 'pixReceiverKey' | 'pixMerchantName' | 'pixMerchantCity'>;
 
-const COB_TXID_LENGTH = 32;
-const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-
-/** A charge's txid: 32 of [A-Za-z0-9] (the API Pix wants 26–35), ~190 bits, unbiased. */
-export function newCobTxid(): string {
-  let out = '';
-  while (out.length < COB_TXID_LENGTH) {
-    for (const b of randomBytes(48)) if (b < 248 && out.length < COB_TXID_LENGTH) out += ALPHANUMERIC[b % 62];
-  }
-  return out;
-}
+/** A charge's txid: 32 of [A-Za-z0-9] (the API Pix wants 26–35), ~190 bits. */
+export const newCobTxid = () => newTxid(32);
 
 /**
  * A sale with an expiry is an immediate charge at the PSP (its BR Code, the PSP's pixCopiaECola,
@@ -95,7 +85,7 @@ export function apiPixRefunds(rail: Rail, others: RefundProvider, sandbox: boole
         return refundOutcomeOf(devolucao);
       } catch (error) {
         // A refusal is final (sending it again would be refused again); anything else is sent again.
-        if (error instanceof ApiPixError && error.kind === 'http' && error.status !== undefined && error.status < 500 && error.status !== 429) {
+        if (isRefusal(error)) {
           return { status: 'FAILED', reason: `the PSP refused the devolução: ${error.problem?.title ?? `HTTP ${error.status}`}` };
         }
         throw error;

@@ -78,9 +78,14 @@ export async function sendReturn(client: ApiPixClient, q: Queryable, endToEndId:
     natureza: 'ORIGINAL',
     descricao: 'Pix devolvido: a cobrança não aceita este pagamento',
   });
+  await recordReturn(q, endToEndId, devolucao.status, devolucao.motivo ?? null);
+}
+
+/** What the PSP says of a return (or why it will not make it); a return DEVOLVIDO stays so. */
+export async function recordReturn(q: Queryable, endToEndId: string, status: string, detail: string | null): Promise<void> {
   await q.query("UPDATE pix_received SET return_status = $2, return_detail = $3 WHERE end_to_end_id = $1 AND return_status <> 'DEVOLVIDO'", [
     endToEndId,
-    devolucao.status,
-    devolucao.motivo ?? null,
+    status,
+    detail,
   ]);
 }

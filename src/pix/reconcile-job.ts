@@ -7,12 +7,12 @@
 import type { Config } from '../config.ts';
 import type { AppContext } from '../context.ts';
 import { maybeOne } from '../db/sql.ts';
-import { ApiPixError } from '../pix-rail/api-pix-client.ts';
+import { isRefusal } from '../pix-rail/api-pix-client.ts';
 import { settleRefund } from '../refunds/refund-moves.ts';
 import type { Job } from '../workers/job.ts';
 import { applyDevolucoes, applyOpenMeds } from './devolucoes.ts';
 import { refundDevolucaoId, refundOutcomeOf } from './pix-charges.ts';
-import { applyReceivedPix, sendReturn } from './received-pix.ts';
+import { applyReceivedPix, recordReturn, sendReturn } from './received-pix.ts';
 
 // With no window behind it yet, reconciliation looks back this far.
 const first_window_ms = 60 * 60_000;
@@ -71,10 +71,6 @@ async function eachDue<T>(failures: string[], what: string, due: Promise<T[]>, w
   }
 }
 
-/** A 4xx other than 429: the PSP refuses this for good (sending it again would be refused again). */
-const refusedForGood = (error: unknown) =>
-  error instanceof ApiPixError && error.kind === 'http' && error.status !== undefined && error.status < 500 && error.status !== 429;
-
 /** Lists the Pix received since just before the last window ended, and applies each (once per e2eid). */
 export async function reconcileReceived(ctx: AppContext, overlapMs: number): Promise<number> {
   const fim = ctx.clock.now();
@@ -113,20 +109,13 @@ async function dueReturns(ctx: AppContext, olderThanMs: number): Promise<DueRetu
 
 async function settleReturn(ctx: AppContext, r: DueReturn): Promise<void> {
   try {
-    if (r.status === 'TO_SEND') await sendReturn(ctx.pix.client, ctx.db, r.e2e, r.amount);
-    else {
-      const devolucao = await ctx.pix.client.getDevolucao(r.e2e, r.returnId);
-      await ctx.db.query("UPDATE pix_received SET return_status = $2, return_detail = $3 WHERE end_to_end_id = $1 AND return_status <> 'DEVOLVIDO'", [
-        r.e2e,
-        devolucao.status,
-        devolucao.motivo ?? null,
-      ]);
-    }
+    if (r.status === 'TO_SEND') return await sendReturn(ctx.pix.client, ctx.db, r.e2e, r.amount);
+    const devolucao = await ctx.pix.client.getDevolucao(r.e2e, r.returnId);
+    await recordReturn(ctx.db, r.e2e, devolucao.status, devolucao.motivo ?? null);
   } catch (error) {
-    if (!refusedForGood(error)) throw error;
+    if (!isRefusal(error)) throw error;
     // Shown to the operator (GET /admin/pix/returns) as not made, with the PSP's reason.
-    const detail = `refused by the PSP: ${(error as ApiPixError).problem?.title ?? (error as ApiPixError).message}`;
-    await ctx.db.query("UPDATE pix_received SET return_status = 'NAO_REALIZADO', return_detail = $2 WHERE end_to_end_id = $1", [r.e2e, detail]);
+    await recordReturn(ctx.db, r.e2e, 'NAO_REALIZADO', `refused by the PSP: ${error.problem?.title ?? error.message}`);
   }
 }
 
@@ -160,7 +149,7 @@ async function removeCharge(ctx: AppContext, sale: { id: number; txid: string })
     await ctx.pix.client.patchCob(sale.txid, { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' });
   } catch (error) {
     // Refused (already paid or removed at the PSP): nothing left to remove; a Pix it took is returned.
-    if (!refusedForGood(error)) throw error;
+    if (!isRefusal(error)) throw error;
   }
   await ctx.db.query("UPDATE transactions SET pix_charge = 'REMOVED' WHERE id = $1", [sale.id]);
 }

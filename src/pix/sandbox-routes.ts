@@ -19,7 +19,9 @@ export async function sandboxPixRoutes(app: Router, ctx: AppContext): Promise<vo
         security: operatorSecurity,
         params: Type.Object({ txid: Type.String({ pattern: '^[A-Za-z0-9]{1,35}$', description: "the sale's externalTransactionId" }) }),
         body: Fields({
-          amount: Type.Optional(Type.Integer({ minimum: 1, maximum: BOLETO_MAX_AMOUNT_CENTS, description: "cents (default: the sale's amount)" })),
+          amount: Type.Optional(
+            Type.Integer({ minimum: 1, maximum: BOLETO_MAX_AMOUNT_CENTS, description: "an integer of cents from 1 (default: the sale's amount)" }),
+          ),
         }),
         response: {
           200: Type.Object(

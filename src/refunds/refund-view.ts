@@ -1,8 +1,6 @@
 import { Type } from 'typebox';
-import { iso, StringEnum } from '../http/router.ts';
+import { iso, Nullable, StringEnum } from '../http/router.ts';
 import type { RefundRow } from './refunds-repo.ts';
-
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
 /** CONTRACT §5a. */
 export const Refund = Type.Object({

@@ -1,10 +1,8 @@
 import { Type } from 'typebox';
 import { centsToString } from '../domain/money.ts';
-import { iso } from '../http/router.ts';
+import { iso, Nullable } from '../http/router.ts';
 import { shippingObject } from '../transactions/transaction-view.ts';
 import type { CreatedSale } from './create-sale.ts';
-
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
 /** POST /api/sales answer: money as strings of cents, shipping as JSON text (the spec's units). */
 export const SaleCreated = Type.Object({

@@ -2,10 +2,9 @@ import { Type } from 'typebox';
 import type { SaleForNotification } from '../domain/notification-payloads.ts';
 import type { ShippingInput } from '../domain/sale-request.ts';
 import { PAYMENT_METHODS, TRANSACTION_STATUSES } from '../domain/transaction-states.ts';
-import { iso, StringEnum } from '../http/router.ts';
+import { iso, Nullable, StringEnum } from '../http/router.ts';
 import type { ItemRow, TransactionRow } from './transactions-repo.ts';
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 const Cents = Type.Integer({ description: 'cents' });
 
 export const Shipping = Type.Object({

@@ -9,6 +9,29 @@
 
 export type Json = Record<string, unknown>;
 
+/** The keys of a transaction read (the spec's Transaction, CONTRACT §5a's refundedAmount), sorted. */
+export const TRANSACTION_KEYS = [
+  'id',
+  'status',
+  'amount',
+  'netAmount',
+  'systemFee',
+  'reserveAmount',
+  'refundedAmount',
+  'paymentMethod',
+  'date',
+  'completedAt',
+  'customer',
+  'items',
+  'pixKey',
+  'cardLastFour',
+  'cardBrand',
+  'boletoCode',
+  'externalTransactionId',
+  'installments',
+  'shipping',
+].sort();
+
 // ---------- CONTRACT §6: operator/processor events ----------
 
 export type Method = 'PIX' | 'CREDIT_CARD' | 'DEBIT_CARD' | 'BOLETO';

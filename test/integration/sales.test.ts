@@ -8,7 +8,7 @@ import jsQRImport from 'jsqr';
 import { hasError, isDynamicPix, isStaticPix, parsePix } from 'pix-utils';
 import pngjs from 'pngjs';
 import { canonicalJson } from '../../src/domain/canonical-json.ts';
-import { boletoExample, cardExample, debitExample, pixExample, shippingExample } from '../helpers/fixtures.ts';
+import { boletoExample, cardExample, debitExample, pixExample, shippingExample, TRANSACTION_KEYS } from '../helpers/fixtures.ts';
 import { adminHeaders, type Gateway, type SellerKeys, startGateway } from '../helpers/gateway.ts';
 
 const { PNG } = pngjs;
@@ -78,27 +78,6 @@ function scanQrDataUri(uri: string): string | undefined {
 }
 
 const SALE_KEYS = ['createdAt', 'customer', 'id', 'payment', 'paymentMethod', 'shipping', 'status', 'amount'].sort();
-const TRANSACTION_KEYS = [
-  'id',
-  'status',
-  'amount',
-  'netAmount',
-  'systemFee',
-  'reserveAmount',
-  'refundedAmount',
-  'paymentMethod',
-  'date',
-  'completedAt',
-  'customer',
-  'items',
-  'pixKey',
-  'cardLastFour',
-  'cardBrand',
-  'boletoCode',
-  'externalTransactionId',
-  'installments',
-  'shipping',
-].sort();
 
 function assertSaleShape(body: Json) {
   assert.deepEqual(keysOf(body), ['message', 'sale']);

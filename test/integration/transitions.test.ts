@@ -8,33 +8,22 @@ import { openDb } from '../../src/db/open.ts';
 import { cardAutopilotJob, expiryJob } from '../../src/transactions/jobs.ts';
 import { moveTransaction } from '../../src/transactions/transitions.ts';
 import { onPostgres } from '../helpers/databases.ts';
-import { CARDS, EVENT_TABLE, EVENTS, type EventRule, type Json, type Method, type SaleOptions, type Status, saleOf } from '../helpers/fixtures.ts';
+import {
+  CARDS,
+  EVENT_TABLE,
+  EVENTS,
+  type EventRule,
+  type Json,
+  type Method,
+  type SaleOptions,
+  type Status,
+  saleOf,
+  TRANSACTION_KEYS,
+} from '../helpers/fixtures.ts';
 import { adminHeaders, type Gateway, type SellerKeys, startGateway } from '../helpers/gateway.ts';
 
 /** CONTRACT §6 (test/helpers/fixtures.ts), indexed by the plain strings the paths below are written in. */
 const TABLE: Readonly<Record<string, EventRule>> = EVENT_TABLE;
-
-const TRANSACTION_KEYS = [
-  'id',
-  'status',
-  'amount',
-  'netAmount',
-  'systemFee',
-  'reserveAmount',
-  'refundedAmount',
-  'paymentMethod',
-  'date',
-  'completedAt',
-  'customer',
-  'items',
-  'pixKey',
-  'cardLastFour',
-  'cardBrand',
-  'boletoCode',
-  'externalTransactionId',
-  'installments',
-  'shipping',
-].sort();
 
 async function newSale(
   gw: Gateway,
