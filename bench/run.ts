@@ -229,10 +229,33 @@ async function delivery(s: Server, seller: Seller) {
   console.log(`  commit → receipt latency       p50 ${pct(0.5)} ms  p99 ${pct(0.99)} ms  (${latencies.length} samples; target p50 ≤ 50 ms)`);
 }
 
+/** The seller panel's pages (server-rendered HTML) as a logged-in seller with 300 sales, 200 of them paid. */
+async function panel(s: Server, seller: Seller) {
+  const ids = await s.call<number[]>({ cmd: 'pendingSales', sellerId: seller.id, n: 300 });
+  await s.call({ cmd: 'payAll', ids: ids.slice(0, 200), concurrency: bare_concurrency });
+  const cookie = await s.call<string>({ cmd: 'panelSession', sellerId: seller.id });
+  const pages = [
+    '/painel',
+    '/painel/vendas',
+    `/painel/vendas/${ids[0]}`,
+    '/painel/saques',
+    '/painel/extrato',
+    '/painel/integracoes',
+    '/painel/chaves',
+    '/painel/conta',
+  ];
+  for (const path of pages) {
+    const html = await fetch(`${s.gateway}${path}`, { headers: { cookie } });
+    const bytes = (await html.arrayBuffer()).byteLength;
+    const f = await load(s, `${s.gateway}${path}`, { headers: { cookie } });
+    console.log(`  GET ${path.padEnd(22)} ${String(bytes).padStart(6)} B  ${fmt(f)}`);
+  }
+}
+
 async function scenario(label: string, databaseUrl: string | undefined) {
   const s = await startServer(databaseUrl);
   try {
-    const [main, hot, delivery_seller, payer] = await s.call<Seller[]>({ cmd: 'sellers', n: 4, fundCents: 1_000_000_000 });
+    const [main, hot, delivery_seller, payer, panelSeller] = await s.call<Seller[]>({ cmd: 'sellers', n: 5, fundCents: 1_000_000_000 });
     const spread = await s.call<Seller[]>({ cmd: 'sellers', n: 100, fundCents: 100_000_000 });
     console.log(`\n[${label}] ${connections} connections, ${duration_s} s per figure`);
     if (wanted('balance')) await balanceVsBare(s, main!);
@@ -240,6 +263,7 @@ async function scenario(label: string, databaseUrl: string | undefined) {
     if (wanted('delivery')) await delivery(s, delivery_seller!);
     if (wanted('pay')) await payVsBare(s, payer!);
     if (wanted('cashout')) await cashoutsVsBare(s, hot!, spread);
+    if (wanted('panel')) await panel(s, panelSeller!);
   } finally {
     await stopServer(s);
   }

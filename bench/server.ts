@@ -5,6 +5,7 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { post } from '../src/ledger/postings.ts';
 import { createDeliveryJob } from '../src/notifications/delivery.ts';
+import { startSession } from '../src/panel/accounts.ts';
 import { closeContext, createContext } from '../src/runtime.ts';
 import { insertSeller, issueKey } from '../src/sellers/sellers-repo.ts';
 import { moveTransaction } from '../src/transactions/transitions.ts';
@@ -38,6 +39,7 @@ type Command =
   | { cmd: 'payTimed'; ids: number[]; gapMs: number }
   | { cmd: 'webhook'; sellerId: number; url: string }
   | { cmd: 'workers'; on: boolean }
+  | { cmd: 'panelSession'; sellerId: number }
   | { cmd: 'cpu' }
   | { cmd: 'stop' };
 
@@ -101,6 +103,9 @@ async function handle(m: Command): Promise<unknown> {
         workers = null;
       }
       return true;
+    case 'panelSession':
+      // A logged-in seller's cookie, without paying a scrypt hash per benchmark run.
+      return `painel_sessao=${(await startSession(ctx.db, m.sellerId, new Date())).id}`;
     case 'cpu':
       return process.cpuUsage();
     case 'stop':

@@ -31,3 +31,13 @@ export async function findCashout(q: Queryable, id: number): Promise<CashoutRow 
 export function cashoutMoney(row: CashoutRow): CashoutMoney {
   return { id: row.id, sellerId: row.seller_id, amount: row.amount, netAmount: row.net_amount, feeTotal: row.fee_total };
 }
+
+/** The seller's cashouts, newest first, below `beforeId`. */
+export async function listCashouts(q: Queryable, sellerId: number, beforeId: number | null, limit: number): Promise<CashoutRow[]> {
+  const r = await q.query<CashoutRow>('SELECT * FROM cashouts WHERE seller_id = $1 AND ($2::bigint IS NULL OR id < $2) ORDER BY id DESC LIMIT $3', [
+    sellerId,
+    beforeId,
+    limit,
+  ]);
+  return r.rows;
+}

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/db.ts';
 import { cashoutCreatedPosting } from '../domain/cashout-postings.ts';
-import { type CashoutRequest, checkCashoutPolicy } from '../domain/cashout-request.ts';
+import { type CashoutRequest, checkCashoutPolicy, type SellerCashoutSettings } from '../domain/cashout-request.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { FeeSchedule } from '../domain/fees.ts';
 import { platformSchedule } from '../fees/fee-settings.ts';
@@ -8,17 +8,31 @@ import { postIfCovered } from '../ledger/postings.ts';
 import { findSeller } from '../sellers/sellers-repo.ts';
 import { type CashoutRow, cashoutMoney } from './cashouts-repo.ts';
 
+/** Where a cashout is asked: `apiWithdrawalEnabled` closes the API only, the seller's panel stays open. */
+export type CashoutChannel = 'API' | 'PANEL';
+
+/** The seller's settings that CONTRACT §8 steps 4–7 read, as seen from this channel. */
+export async function cashoutSettings(q: Queryable, sellerId: number, channel: CashoutChannel): Promise<SellerCashoutSettings> {
+  const seller = (await findSeller(q, sellerId))!;
+  return {
+    apiWithdrawalEnabled: channel === 'PANEL' || seller.api_withdrawal_enabled,
+    transferAllowed: seller.transfer_allowed,
+    feeSchedule: (seller.fee_schedule as FeeSchedule | null) ?? (await platformSchedule(q)),
+  };
+}
+
 /**
  * Creates a PENDING cashout in the caller's transaction (CONTRACT §8 steps 4–8). The debit is one
  * conditional statement (postIfCovered): if the balance does not cover it, nothing is written.
  */
-export async function createCashout(q: Queryable, sellerId: number, request: CashoutRequest, now: Date): Promise<CashoutRow> {
-  const seller = (await findSeller(q, sellerId))!;
-  const checked = checkCashoutPolicy(request, {
-    apiWithdrawalEnabled: seller.api_withdrawal_enabled,
-    transferAllowed: seller.transfer_allowed,
-    feeSchedule: (seller.fee_schedule as FeeSchedule | null) ?? (await platformSchedule(q)),
-  });
+export async function createCashout(
+  q: Queryable,
+  sellerId: number,
+  request: CashoutRequest,
+  now: Date,
+  channel: CashoutChannel = 'API',
+): Promise<CashoutRow> {
+  const checked = checkCashoutPolicy(request, await cashoutSettings(q, sellerId, channel));
   if (!checked.ok) throw new ApiError(checked.refusal.code, checked.refusal.message, checked.refusal.details);
   const fees = checked.value;
   const r = await q.query<CashoutRow>(

@@ -1,15 +1,14 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
-import { CashoutBody, parseCashoutRequest } from '../domain/cashout-request.ts';
+import { CashoutBody } from '../domain/cashout-request.ts';
 import { CASHOUT_EVENTS } from '../domain/cashout-states.ts';
 import { ApiError } from '../domain/errors.ts';
-import { refusalError } from '../domain/result.ts';
-import { idempotent, sendAnswer } from '../http/idempotency.ts';
+import { sendAnswer } from '../http/idempotency.ts';
 import { parsePathId } from '../http/ids.ts';
 import { errorResponses, Fields, operatorSecurity, PathId, type Router, StringEnum, sellerSecurity } from '../http/router.ts';
 import { Cashout, cashoutView } from './cashout-view.ts';
 import { findCashout } from './cashouts-repo.ts';
-import { createCashout } from './create-cashout.ts';
+import { requestCashout } from './request-cashout.ts';
 import { moveCashout } from './transitions.ts';
 
 export async function cashoutRoutes(app: Router, ctx: AppContext): Promise<void> {
@@ -25,29 +24,19 @@ export async function cashoutRoutes(app: Router, ctx: AppContext): Promise<void>
         body: CashoutBody,
         response: { 201: Cashout, ...errorResponses },
       },
-      // parseCashoutRequest runs CashoutBody inside the idempotent request, in CONTRACT §8's order
+      // requestCashout checks CashoutBody inside the idempotent request, in CONTRACT §8's order
       // (the body, then the key, then the seller), so that a 400 is stored and replayed like a 422.
       validatorCompiler: () => () => true,
     },
     async (request, reply) => {
-      const now = ctx.clock.now();
       const key = request.headers['idempotency-key'];
-      const answer = await idempotent(
-        {
-          db: ctx.db,
-          fingerprintKey: ctx.requestFingerprintKey,
-          sellerId: request.sellerId,
-          endpoint: 'POST /api/public/cashout',
-          key: typeof key === 'string' ? key : undefined,
-          body: request.body,
-          now,
-        },
-        async (q) => {
-          const parsed = parseCashoutRequest(request.body);
-          if (!parsed.ok) throw refusalError(parsed.refusal);
-          return { status: 201, body: cashoutView(await createCashout(q, request.sellerId, parsed.value, now)) };
-        },
-      );
+      const answer = await requestCashout(ctx, {
+        sellerId: request.sellerId,
+        body: request.body,
+        idempotencyKey: typeof key === 'string' ? key : undefined,
+        channel: 'API',
+        now: ctx.clock.now(),
+      });
       return sendAnswer(reply, answer);
     },
   );

@@ -41,3 +41,12 @@ export function epochDay(date: string): number | null {
 export function dateOfEpochDay(day: number): string {
   return new Date(day * day_ms).toISOString().slice(0, 10);
 }
+
+/**
+ * The instant a São Paulo calendar date begins. São Paulo has kept UTC−3 all year since 2019; for
+ * a date in an older daylight-saving summer this is an hour late, which a date filter can bear.
+ */
+export function saoPauloMidnight(date: string): Date | null {
+  const day = epochDay(date);
+  return day === null ? null : new Date(day * day_ms + 3 * 3_600_000);
+}

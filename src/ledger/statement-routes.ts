@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
 import { PageQuery, pageAnswer, pageOf, pageRequest } from '../http/paging.ts';
 import { errorResponses, type Router, StringEnum, sellerSecurity } from '../http/router.ts';
+import { statementLines } from './statement.ts';
 
 const Line = Type.Object({
   id: Type.Integer(),
@@ -28,23 +29,8 @@ export async function statementRoutes(app: Router, ctx: AppContext): Promise<voi
     },
     async (request) => {
       const { limit, fetch, beforeId } = pageRequest(request.query);
-      const r = await ctx.db.query<{
-        id: number;
-        created_at: Date;
-        account: 'available' | 'blocked';
-        amount: number;
-        kind: string;
-        transaction_id: number | null;
-        cashout_id: number | null;
-      }>(
-        `
-      SELECT l.id, l.created_at, l.account, l.amount, p.kind, p.transaction_id, p.cashout_id
-      FROM journal_lines l JOIN postings p ON p.id = l.posting_id
-      WHERE l.seller_id = $1 AND ($2::bigint IS NULL OR l.id < $2)
-      ORDER BY l.id DESC LIMIT $3`,
-        [request.sellerId, beforeId, fetch],
-      );
-      return pageAnswer(r.rows, limit, (page) =>
+      const rows = await statementLines(ctx.db, request.sellerId, beforeId, fetch);
+      return pageAnswer(rows, limit, (page) =>
         page.map((l) => ({
           id: l.id,
           createdAt: l.created_at.toISOString(),

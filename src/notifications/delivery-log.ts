@@ -18,12 +18,14 @@ export interface NotificationRow {
   last_response_status: number | null;
   next_attempt_at: Date;
   created_at: Date;
+  /** A test notification (POST /api/webhooks/{id}/test): both resource ids are null. */
+  test: boolean;
 }
 
 /** The seller's notifications, newest first, below `beforeId`. */
 export async function listNotifications(db: Db, sellerId: number, beforeId: number | null, limit: number): Promise<NotificationRow[]> {
   const r = await db.query<NotificationRow>(
-    `SELECT id, kind, url, transaction_id, cashout_id, event_status, status, attempts, last_response_status, next_attempt_at, created_at
+    `SELECT id, kind, url, transaction_id, cashout_id, event_status, status, attempts, last_response_status, next_attempt_at, created_at, test
      FROM notifications WHERE seller_id = $1 AND ($2::bigint IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`,
     [sellerId, beforeId, limit],
   );

@@ -42,6 +42,7 @@ interface Claimed {
   status_changed_at: Date;
   event_status: string;
   resend_prior_status: string | null;
+  test: boolean;
 }
 
 interface Outcome {
@@ -83,7 +84,7 @@ const claim_sql = `
     FOR UPDATE SKIP LOCKED
   )
   UPDATE notifications n SET locked_until = $3, attempts = n.attempts + 1 FROM claimable WHERE n.id = claimable.id
-  RETURNING n.id, n.kind, n.url, n.event_id, n.payload, n.attempts, n.previous_status, n.status_changed_at, n.event_status, n.resend_prior_status`;
+  RETURNING n.id, n.kind, n.url, n.event_id, n.payload, n.attempts, n.previous_status, n.status_changed_at, n.event_status, n.resend_prior_status, n.test`;
 
 // Outcomes, only where this worker still holds the lease it claimed with. A target that answered
 // has its notifications waiting for a retry released at once (CONTRACT §9 recovery); the claim
@@ -141,6 +142,8 @@ async function attempt(ctx: AppContext, n: Claimed, agents: Agents, timeoutMs: n
     'x-previous-status': n.previous_status,
     'x-status-changed-at': n.status_changed_at.toISOString(),
   };
+  // A test notification (POST /api/webhooks/{id}/test) says so, on every attempt and resend.
+  if (n.test) headers['x-test-event'] = 'true';
   if (n.kind === 'TRANSACTION_POSTBACK') headers['x-signature'] = signPayload(n.payload, ctx.config.postbackSecret);
   try {
     // undici's request never follows redirects: a 3xx is a failed attempt, as CONTRACT §9 wants.

@@ -3,8 +3,10 @@ import type { AppContext } from '../context.ts';
 import { url_max_length } from '../domain/limits.ts';
 import { parsePathId } from '../http/ids.ts';
 import { PageQuery, pageAnswer, pageOf, pageRequest } from '../http/paging.ts';
-import { errorResponses, Fields, iso, NoBody, PathId, type Router, StringEnum, sellerSecurity } from '../http/router.ts';
-import { listNotifications, type NotificationRow, resendNotification } from './delivery-log.ts';
+import { errorResponses, Fields, NoBody, PathId, type Router, StringEnum, sellerSecurity } from '../http/router.ts';
+import { listNotifications, resendNotification } from './delivery-log.ts';
+import { Notification, notificationView } from './notification-view.ts';
+import { sendTestNotification } from './webhook-test.ts';
 import { addWebhook, listWebhooks, removeWebhook, WEBHOOK_TYPES, type WebhookRecord } from './webhooks.ts';
 
 const Webhook = Type.Object({
@@ -13,34 +15,6 @@ const Webhook = Type.Object({
   types: Type.Array(StringEnum(WEBHOOK_TYPES)),
   createdAt: Type.String({ format: 'date-time' }),
 });
-const Notification = Type.Object({
-  id: Type.Integer(),
-  kind: StringEnum(['TRANSACTION_WEBHOOK', 'TRANSACTION_POSTBACK', 'WITHDRAWAL_WEBHOOK'] as const),
-  url: Type.String(),
-  resourceId: Type.Integer({ description: 'the transaction id or the cashout id' }),
-  eventStatus: Type.String(),
-  status: StringEnum(['PENDING', 'DELIVERED', 'FAILED'] as const),
-  attempts: Type.Integer(),
-  lastResponseStatus: Type.Union([Type.Integer(), Type.Null()]),
-  nextAttemptAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  createdAt: Type.String({ format: 'date-time' }),
-});
-
-function notificationView(n: NotificationRow) {
-  return {
-    id: n.id,
-    kind: n.kind,
-    url: n.url,
-    resourceId: (n.transaction_id ?? n.cashout_id)!,
-    eventStatus: n.event_status,
-    status: n.status,
-    attempts: n.attempts,
-    lastResponseStatus: n.last_response_status,
-    nextAttemptAt: n.status === 'PENDING' ? iso(n.next_attempt_at) : null,
-    createdAt: n.created_at.toISOString(),
-  };
-}
-
 const common = { tags: ['notifications'], security: sellerSecurity };
 
 const webhookView = (w: WebhookRecord) => ({ id: w.id, url: w.url, types: w.types, createdAt: w.createdAt.toISOString() });
@@ -80,6 +54,27 @@ function webhookRoutes(app: Router, ctx: AppContext): void {
     async (request, reply) => {
       await removeWebhook(ctx.db, request.sellerId, parsePathId(request.params.id));
       return reply.status(204).send(null);
+    },
+  );
+
+  app.post(
+    '/api/webhooks/:id/test',
+    {
+      schema: {
+        ...common,
+        summary: 'Send one test notification (the panel\'s "Enviar teste")',
+        description:
+          "One notification of the webhook's type with a fixed sample body (a TRANSACTION sample for a webhook of both types), " +
+          'in the shape of the real one, marked by the header X-Test-Event: true; queued and delivered like any other, ' +
+          'listed in the delivery log with `test: true` and `resourceId: null`, resendable.',
+        params: PathId,
+        body: NoBody,
+        response: { 202: Notification, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const view = await sendTestNotification(ctx, request.sellerId, parsePathId(request.params.id), ctx.clock.now());
+      return reply.status(202).send(view);
     },
   );
 }

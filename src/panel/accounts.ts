@@ -151,3 +151,26 @@ export async function resumeSession(q: Queryable, id: string, now: Date): Promis
 export async function endSession(q: Queryable, id: string, now: Date): Promise<void> {
   await q.query('UPDATE panel_sessions SET ended_at = $2 WHERE id_digest = $1 AND ended_at IS NULL', [digestOf(id), now]);
 }
+
+/**
+ * Changes the password when the current one is given; every other session of the account ends,
+ * so a password changed because it leaked also closes the sessions opened with it.
+ */
+export async function changePassword(
+  q: Queryable,
+  sellerId: number,
+  keepSessionId: string,
+  current: string,
+  next: string,
+  now: Date,
+): Promise<'changed' | 'wrong'> {
+  const account = maybeOne(await q.query<{ password_hash: string }>('SELECT password_hash FROM panel_accounts WHERE seller_id = $1', [sellerId]));
+  if (!account || !(await passwordMatches(current, account.password_hash))) return 'wrong';
+  await q.query('UPDATE panel_accounts SET password_hash = $2, updated_at = $3 WHERE seller_id = $1', [sellerId, await hashPassword(next), now]);
+  await q.query('UPDATE panel_sessions SET ended_at = $3 WHERE seller_id = $1 AND id_digest <> $2 AND ended_at IS NULL', [
+    sellerId,
+    digestOf(keepSessionId),
+    now,
+  ]);
+  return 'changed';
+}

@@ -1,7 +1,7 @@
 /** What Início shows: the seller's balances, paid sales per day for 30 days, the latest sales. */
 import type { Queryable } from '../db/db.ts';
-import { maybeOne } from '../db/sql.ts';
 import { saoPauloDate } from '../domain/calendar.ts';
+import { readBalance } from '../ledger/balances.ts';
 import { listTransactions, type TransactionRow } from '../transactions/transactions-repo.ts';
 import type { DayTotal } from './chart.ts';
 
@@ -14,11 +14,7 @@ export interface Home {
 }
 
 export async function homeOf(q: Queryable, sellerId: number, now: Date): Promise<Home> {
-  const b = maybeOne(
-    await q.query<{ available: number; blocked: number }>('SELECT available, blocked FROM balances WHERE seller_id = $1', [sellerId]),
-  );
-  const available = Number(b?.available ?? 0);
-  const blocked = Number(b?.blocked ?? 0);
+  const balance = await readBalance(q, sellerId);
   // Paid sales by the São Paulo day of their first payment (completed_at), the last 30 days.
   const since = new Date(now.getTime() - 30 * day_ms);
   const rows = await q.query<{ day: string; cents: number }>(
@@ -33,5 +29,5 @@ export async function homeOf(q: Queryable, sellerId: number, now: Date): Promise
     days.push({ day, cents: byDay.get(saoPauloDate(day)) ?? 0 });
   }
   const latest = await listTransactions(q, { sellerId, beforeId: null, limit: 10 });
-  return { balance: { available, blocked, total: available + blocked }, days, latest };
+  return { balance, days, latest };
 }

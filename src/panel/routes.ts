@@ -9,63 +9,31 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import view from '@fastify/view';
 import { Eta } from 'eta';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
-import {
-  acceptInvite,
-  csrfMatches,
-  endSession,
-  hashPassword,
-  login,
-  openInvite,
-  password_min_length,
-  resumeSession,
-  type Session,
-  session_absolute_ms,
-  startSession,
-} from './accounts.ts';
+import { accountPages } from './account-pages.ts';
+import { acceptInvite, csrfMatches, endSession, hashPassword, login, openInvite, password_min_length, startSession } from './accounts.ts';
+import { cashoutPages } from './cashout-pages.ts';
 import { salesChartSvg } from './chart.ts';
+import { panelError } from './error-page.ts';
 import { reais, whenSaoPaulo } from './format.ts';
 import { homeOf } from './home.ts';
+import { integrationPages } from './integration-pages.ts';
+import { keyPages } from './key-pages.ts';
+import { salesPages } from './sales-pages.ts';
+import { Form, field, formExpired, formSession, page, pageSession, sessionCookie, setSession } from './session.ts';
+import { statementPages } from './statement-pages.ts';
 
 const views = fileURLToPath(new URL('./views/', import.meta.url));
 const stylesheet = readFileSync(fileURLToPath(new URL('./estilo.css', import.meta.url)), 'utf8');
 const login_csrf_cookie = 'painel_csrf';
-// Pages answer only to this site: no framing, no outside scripts, forms post back here.
-const page_policy = "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
-
-const Form = Type.Record(Type.String(), Type.String());
-
-/** `__Host-` and Secure over HTTPS (CONTRACT §12); a plain name over http (a browser refuses `__Host-` there). */
-const sessionCookie = (request: FastifyRequest) => (request.protocol === 'https' ? '__Host-painel_sessao' : 'painel_sessao');
-
-async function sessionOf(ctx: AppContext, request: FastifyRequest): Promise<{ id: string; session: Session } | null> {
-  const id = request.cookies[sessionCookie(request)];
-  if (!id) return null;
-  const session = await resumeSession(ctx.db, id, ctx.clock.now());
-  return session && { id, session };
-}
-
-function page(reply: FastifyReply, status: number, template: string, data: Record<string, unknown>) {
-  return reply.code(status).header('content-security-policy', page_policy).header('cache-control', 'no-store').view(template, data);
-}
-
-function setSession(request: FastifyRequest, reply: FastifyReply, id: string): void {
-  void reply.setCookie(sessionCookie(request), id, {
-    httpOnly: true,
-    sameSite: 'lax',
-    secure: request.protocol === 'https',
-    path: '/',
-    maxAge: session_absolute_ms / 1000,
-  });
-}
 
 export async function panelRoutes(app: Router, ctx: AppContext): Promise<void> {
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: 16 * 1024 });
   await app.register(view, { engine: { eta: new Eta({ views, cache: true }) }, templates: views });
+  app.setErrorHandler(panelError);
 
   app.get('/painel/estilo.css', { schema: { hide: true } }, async (_request, reply) =>
     reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(stylesheet),
@@ -73,6 +41,12 @@ export async function panelRoutes(app: Router, ctx: AppContext): Promise<void> {
   loginRoutes(app, ctx);
   inviteRoutes(app, ctx);
   homeRoutes(app, ctx);
+  salesPages(app, ctx);
+  cashoutPages(app, ctx);
+  statementPages(app, ctx);
+  integrationPages(app, ctx);
+  keyPages(app, ctx);
+  accountPages(app, ctx);
 }
 
 /** Log in (a CSRF token in a cookie of its own until there is a session) and the lock after failures. */
@@ -84,11 +58,11 @@ function loginRoutes(app: Router, ctx: AppContext): void {
   });
 
   app.post('/painel/entrar', { schema: { hide: true, body: Form } }, async (request, reply) => {
-    const body = request.body;
     const csrf = request.cookies[login_csrf_cookie];
-    if (!csrf || !csrfMatches(body.csrf, csrf)) return page(reply, 403, 'mensagem.eta', formExpired());
-    const outcome = await login(ctx.db, body.email ?? '', body.senha ?? '', ctx.clock.now());
-    const again = { title: 'Entrar', csrf, email: body.email ?? '', session: null };
+    if (!csrf || !csrfMatches(field(request.body, 'csrf'), csrf)) return page(reply, 403, 'mensagem.eta', formExpired());
+    const email = field(request.body, 'email');
+    const outcome = await login(ctx.db, email, field(request.body, 'senha'), ctx.clock.now());
+    const again = { title: 'Entrar', csrf, email, session: null };
     if (outcome.kind === 'locked') {
       const minutes = Math.ceil(outcome.retryAfterSeconds / 60);
       void reply.header('retry-after', String(outcome.retryAfterSeconds));
@@ -126,11 +100,11 @@ function inviteRoutes(app: Router, ctx: AppContext): void {
       const { token } = request.params;
       const invite = await openInvite(ctx.db, token, ctx.clock.now());
       if (!invite) return page(reply, 404, 'mensagem.eta', inviteGone());
-      const senha = request.body.senha ?? '';
+      const senha = field(request.body, 'senha');
       const again = { title: 'Crie sua senha', email: invite.email, token, minLength: password_min_length, session: null };
       if ([...senha].length < password_min_length)
         return page(reply, 400, 'convite.eta', { ...again, error: `A senha precisa ter pelo menos ${password_min_length} caracteres.` });
-      if (senha !== request.body.confirmacao) return page(reply, 400, 'convite.eta', { ...again, error: 'As duas senhas não são iguais.' });
+      if (senha !== field(request.body, 'confirmacao')) return page(reply, 400, 'convite.eta', { ...again, error: 'As duas senhas não são iguais.' });
       const sellerId = await acceptInvite(ctx.db, token, await hashPassword(senha), ctx.clock.now());
       if (sellerId === null) return page(reply, 409, 'mensagem.eta', inviteGone());
       const started = await startSession(ctx.db, sellerId, ctx.clock.now());
@@ -142,8 +116,8 @@ function inviteRoutes(app: Router, ctx: AppContext): void {
 
 function homeRoutes(app: Router, ctx: AppContext): void {
   app.get('/painel', { schema: { hide: true } }, async (request, reply) => {
-    const current = await sessionOf(ctx, request);
-    if (!current) return reply.redirect('/painel/entrar', 303);
+    const current = await pageSession(ctx, request, reply);
+    if (!current) return reply;
     const home = await homeOf(ctx.db, current.session.sellerId, ctx.clock.now());
     return page(reply, 200, 'inicio.eta', {
       title: 'Início',
@@ -162,21 +136,13 @@ function homeRoutes(app: Router, ctx: AppContext): void {
   });
 
   app.post('/painel/sair', { schema: { hide: true, body: Form } }, async (request, reply) => {
-    const current = await sessionOf(ctx, request);
-    if (!current) return reply.redirect('/painel/entrar', 303);
-    if (!csrfMatches(request.body.csrf, current.session.csrfToken)) return page(reply, 403, 'mensagem.eta', formExpired());
+    const current = await formSession(ctx, request, reply);
+    if (!current) return reply;
     await endSession(ctx.db, current.id, ctx.clock.now());
     void reply.clearCookie(sessionCookie(request), { path: '/' });
     return reply.redirect('/painel/entrar', 303);
   });
 }
-
-const formExpired = () => ({
-  title: 'Formulário expirado',
-  message: 'Este formulário não pôde ser confirmado (token de segurança ausente ou inválido). Abra a página de novo e tente outra vez.',
-  link: { href: '/painel', text: 'Voltar ao painel' },
-  session: null,
-});
 
 const inviteGone = () => ({
   title: 'Convite inválido',

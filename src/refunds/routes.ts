@@ -1,12 +1,10 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
 import { BOLETO_MAX_AMOUNT_CENTS } from '../domain/boleto.ts';
-import { ApiError } from '../domain/errors.ts';
 import { parsePathId } from '../http/ids.ts';
 import { errorResponses, Fields, PathId, type Router, sellerSecurity } from '../http/router.ts';
-import { findTransaction } from '../transactions/transactions-repo.ts';
-import { dispatchRefund } from './dispatch-refund.ts';
-import { requestRefund } from './refund-moves.ts';
+import { ownTransaction } from '../transactions/own-transaction.ts';
+import { refundSale } from './refund-sale.ts';
 import { Refund, refundView } from './refund-view.ts';
 import { refundsOf } from './refunds-repo.ts';
 
@@ -34,18 +32,8 @@ export async function refundRoutes(app: Router, ctx: AppContext): Promise<void> 
     },
     async (request, reply) => {
       const id = parsePathId(request.params.id);
-      const refund = await requestRefund(
-        ctx.db,
-        id,
-        { amount: request.body.amount ?? null, requestedBy: 'SELLER', sellerId: request.sellerId },
-        ctx.clock.now(),
-      );
-      const sent = await dispatchRefund(ctx, refund).catch((error: unknown) => {
-        // Recorded and its cents blocked: the refund job sends it again, so the seller sees it PENDING.
-        request.log.warn({ err: error, refundId: refund.id }, 'refund not sent to its provider; will retry');
-        return refund;
-      });
-      return reply.code(201).send(refundView(sent));
+      const refund = await refundSale(ctx, request.sellerId, id, request.body.amount ?? null, request.log);
+      return reply.code(201).send(refundView(refund));
     },
   );
 
@@ -60,9 +48,7 @@ export async function refundRoutes(app: Router, ctx: AppContext): Promise<void> 
       },
     },
     async (request) => {
-      const row = await findTransaction(ctx.db, parsePathId(request.params.id));
-      if (!row) throw new ApiError('NOT_FOUND', 'Transaction not found');
-      if (row.seller_id !== request.sellerId) throw new ApiError('FORBIDDEN', 'This transaction belongs to another account');
+      const row = await ownTransaction(ctx, request.sellerId, parsePathId(request.params.id));
       return { data: (await refundsOf(ctx.db, row.id)).map(refundView) };
     },
   );

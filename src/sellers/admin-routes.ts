@@ -6,8 +6,8 @@ import { type FeeSchedule, FeeSchedulePatch, FeeScheduleSchema } from '../domain
 import { mergedSchedule, platformSchedule } from '../fees/fee-settings.ts';
 import { parsePathId } from '../http/ids.ts';
 import { errorResponses, Fields, iso, NoBody, operatorSecurity, PathId, type Router } from '../http/router.ts';
-import { looksLikePublicKey } from './keys.ts';
-import { findSeller, insertSeller, issueKey, listKeys, revokeKey, type SellerRow, updateSeller } from './sellers-repo.ts';
+import { revokeSellerKey } from './api-keys.ts';
+import { findSeller, insertSeller, issueKey, listKeys, type SellerRow, updateSeller } from './sellers-repo.ts';
 
 const Email = Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' });
 const Name = Type.String({ minLength: 1, maxLength: 200 });
@@ -171,11 +171,7 @@ function keyRoutes(app: Router, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const id = parsePathId(request.params.id);
-      if (!looksLikePublicKey(request.params.publicKey)) throw new ApiError('BAD_REQUEST', 'publicKey must be a public key as issued (pk_…)');
-      const revoked = await ctx.db.tx((q) => revokeKey(q, id, request.params.publicKey));
-      if (!revoked) throw new ApiError('NOT_FOUND', 'Key not found for this seller');
-      ctx.authenticator.forget(request.params.publicKey);
+      await revokeSellerKey(ctx, parsePathId(request.params.id), request.params.publicKey);
       return reply.status(204).send(null);
     },
   );

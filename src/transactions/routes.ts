@@ -1,31 +1,19 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
-import { ApiError } from '../domain/errors.ts';
 import { PAYMENT_METHODS, TRANSACTION_STATUSES } from '../domain/transaction-states.ts';
 import { parsePathId } from '../http/ids.ts';
 import { PageQuery, pageAnswer, pageOf, pageRequest } from '../http/paging.ts';
 import { errorResponses, NoBody, PathId, type Router, StringEnum, sellerSecurity } from '../http/router.ts';
 import { applyEvent } from './apply-event.ts';
+import { ownTransaction, withItems } from './own-transaction.ts';
 import { Transaction, transactionView } from './transaction-view.ts';
-import { findTransaction, itemsOf, listTransactions, type TransactionRow } from './transactions-repo.ts';
+import { itemsOf, listTransactions } from './transactions-repo.ts';
 
 const ListQuery = Type.Object({
   status: Type.Optional(StringEnum(TRANSACTION_STATUSES)),
   paymentMethod: Type.Optional(StringEnum(PAYMENT_METHODS)),
   ...PageQuery,
 });
-
-export async function withItems(ctx: AppContext, row: TransactionRow) {
-  return transactionView(row, (await itemsOf(ctx.db, [row.id])).get(row.id) ?? []);
-}
-
-/** 400 bad id, 404 unknown, 403 another seller's (spec). */
-async function ownTransaction(ctx: AppContext, sellerId: number, rawId: string): Promise<TransactionRow> {
-  const row = await findTransaction(ctx.db, parsePathId(rawId));
-  if (!row) throw new ApiError('NOT_FOUND', 'Transaction not found');
-  if (row.seller_id !== sellerId) throw new ApiError('FORBIDDEN', 'This transaction belongs to another account');
-  return row;
-}
 
 export async function transactionRoutes(app: Router, ctx: AppContext): Promise<void> {
   const common = { tags: ['transactions'], security: sellerSecurity };
@@ -35,7 +23,7 @@ export async function transactionRoutes(app: Router, ctx: AppContext): Promise<v
     {
       schema: { ...common, summary: 'Read one transaction (money in cents)', params: PathId, response: { 200: Transaction, ...errorResponses } },
     },
-    async (request) => withItems(ctx, await ownTransaction(ctx, request.sellerId, request.params.id)),
+    async (request) => withItems(ctx, await ownTransaction(ctx, request.sellerId, parsePathId(request.params.id))),
   );
 
   app.get(

@@ -73,6 +73,10 @@ export interface ListFilter {
   sellerId: number;
   status?: TransactionStatus;
   paymentMethod?: PaymentMethod;
+  /** Created at or after this instant. */
+  from?: Date;
+  /** Created before this instant. */
+  until?: Date;
   beforeId: number | null;
   limit: number;
 }
@@ -82,9 +86,10 @@ export async function listTransactions(q: Queryable, f: ListFilter): Promise<Tra
     `
     SELECT ${columns} FROM transactions t
     WHERE t.seller_id = $1 AND ($2::text IS NULL OR t.status = $2) AND ($3::text IS NULL OR t.payment_method = $3)
-      AND ($4::bigint IS NULL OR t.id < $4)
+      AND ($4::bigint IS NULL OR t.id < $4) AND ($6::timestamptz IS NULL OR t.created_at >= $6)
+      AND ($7::timestamptz IS NULL OR t.created_at < $7)
     ORDER BY t.id DESC LIMIT $5`,
-    [f.sellerId, f.status ?? null, f.paymentMethod ?? null, f.beforeId ?? null, f.limit],
+    [f.sellerId, f.status ?? null, f.paymentMethod ?? null, f.beforeId ?? null, f.limit, f.from ?? null, f.until ?? null],
   );
   return r.rows;
 }

@@ -62,6 +62,7 @@ const NOTIFICATION_KEYS = [
   'lastResponseStatus',
   'nextAttemptAt',
   'createdAt',
+  'test',
 ];
 
 // CONTRACT §4's examples (test/helpers/fixtures.ts): the PIX one without its postbackUrl, plus `extra`.
@@ -323,6 +324,7 @@ describe('notifications', () => {
         assert.equal(header(r, 'x-delivery-attempt'), '1');
         assert.equal(header(r, 'x-previous-status'), 'PENDENTE');
         assert.equal(header(r, 'x-status-changed-at'), paidAt);
+        assert.equal(r.headers['x-test-event'], undefined, 'a real notification is not marked as a test');
       }
       assert.notEqual(header(hook, 'x-event-id'), header(pb, 'x-event-id'), 'one event id per notification');
 
@@ -1087,6 +1089,7 @@ describe('notifications', () => {
         assert.equal(n.lastResponseStatus, null);
         assert.match(n.nextAttemptAt as string, ISO_MS);
         assert.match(n.createdAt as string, ISO_MS);
+        assert.equal(n.test, false, 'a real notification is not a test');
         assert.equal(n.url, h.rx.url(n.kind === 'TRANSACTION_WEBHOOK' ? '/list-hook' : '/list-postback'));
       }
       const ids = all.map((n) => n.id as number);

@@ -1,0 +1,129 @@
+/**
+ * "Enviar teste" (CONTRACT §12, POST /api/webhooks/{id}/test): one notification of the webhook's
+ * type with a fixed sample body, in exactly the shape of the real one, marked by the header
+ * X-Test-Event: true. It goes through the outbox and the delivery worker like any other (retries,
+ * address guard, delivery log, resend), about no resource: its ids are null and its order key is
+ * its own, so it never waits for, nor holds back, a resource's notifications.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from '../context.ts';
+import { maybeOne, one } from '../db/sql.ts';
+import { ApiError } from '../domain/errors.ts';
+import { cashoutWebhookPayload, type NotificationKind, transactionWebhookPayload } from '../domain/notification-payloads.ts';
+import { buildBrCode } from '../domain/pix-brcode.ts';
+import type { NotificationRow } from './delivery-log.ts';
+import { type NotificationView, notificationView } from './notification-view.ts';
+import { NOTIFICATIONS_CHANNEL } from './outbox.ts';
+import type { WebhookType } from './webhooks.ts';
+
+// Sample ids are 0: no real transaction or cashout has it, so a receiver that acts on ids finds nothing.
+const sample_id = 0;
+const sample_amount_cents = 15000;
+const sample_pix_code = buildBrCode({
+  key: 'pagamentos@example.com',
+  amountCents: sample_amount_cents,
+  merchantName: 'LOJA EXEMPLO',
+  merchantCity: 'SAO PAULO',
+  txid: 'TESTE',
+});
+
+interface Seller {
+  id: number;
+  name: string;
+  email: string;
+}
+
+interface Sample {
+  kind: NotificationKind;
+  status: string;
+  previous: string;
+  payload: string;
+}
+
+/** A paid PIX sale of R$ 150,00 (PENDENTE → PAGO), as the TRANSACTION webhook sends it. */
+function transactionSample(seller: Seller, now: Date): Sample {
+  const payload = transactionWebhookPayload({
+    id: sample_id,
+    sellerId: seller.id,
+    amount: sample_amount_cents,
+    createdAt: now,
+    status: 'PAGO',
+    paymentMethod: 'PIX',
+    customer: { document: '52998224725', email: 'cliente@example.com', name: 'Cliente Exemplo', phone: '11987654321' },
+    pixKey: sample_pix_code,
+    boletoCode: null,
+    shipping: null,
+    items: [{ id: sample_id, title: 'Produto de teste', unitPrice: sample_amount_cents, quantity: 1, tangible: false }],
+    systemFee: 298,
+    externalTransactionId: 'TESTE',
+  });
+  return { kind: 'TRANSACTION_WEBHOOK', status: 'PAGO', previous: 'PENDENTE', payload };
+}
+
+/** A completed cashout of R$ 150,00 to an e-mail key (PROCESSING → COMPLETED), as the WITHDRAWAL webhook sends it. */
+function cashoutSample(seller: Seller, now: Date): Sample {
+  const payload = cashoutWebhookPayload({
+    id: sample_id,
+    sellerId: seller.id,
+    amount: sample_amount_cents,
+    pixKey: 'cliente@example.com',
+    pixKeyType: 'EMAIL',
+    status: 'COMPLETED',
+    externalId: 'TESTE',
+    createdAt: now,
+    updatedAt: now,
+    processedAt: now,
+    user: { id: seller.id, name: seller.name, email: seller.email },
+  });
+  return { kind: 'WITHDRAWAL_WEBHOOK', status: 'COMPLETED', previous: 'PROCESSING', payload };
+}
+
+/** The webhook's type; one with both gets the TRANSACTION sample. */
+function testSample(types: readonly WebhookType[], seller: Seller, now: Date): Sample {
+  return types.includes('TRANSACTION') ? transactionSample(seller, now) : cashoutSample(seller, now);
+}
+
+const insert_sql = `
+  INSERT INTO notifications (seller_id, kind, event_id, url, webhook_id, transaction_id, cashout_id, event_status,
+    previous_status, status_changed_at, payload, order_key, next_attempt_at, created_at, test)
+  VALUES ($1, $2, $3, $4, $5, NULL, NULL, $6, $7, $8, $9, $10, $8, $8, true)
+  RETURNING *`;
+
+/**
+ * Queues one test notification to the seller's webhook `webhookId` and answers it as the delivery
+ * log lists it. 404 unknown or removed, 403 another seller's (as removing a webhook answers).
+ */
+export async function sendTestNotification(ctx: AppContext, sellerId: number, webhookId: number, now: Date): Promise<NotificationView> {
+  return ctx.db.tx(async (q) => {
+    // Shared lock: a removal waits for this queueing to end, and a removed webhook is not found.
+    const hook = maybeOne(
+      await q.query<{ seller_id: number; url: string; types: WebhookType[]; name: string; email: string }>(
+        `SELECT w.seller_id, w.url, w.types, s.name, s.email FROM webhooks w JOIN sellers s ON s.id = w.seller_id
+         WHERE w.id = $1 AND w.deleted_at IS NULL FOR SHARE OF w`,
+        [webhookId],
+      ),
+    );
+    if (!hook) throw new ApiError('NOT_FOUND', 'Webhook not found');
+    if (hook.seller_id !== sellerId) throw new ApiError('FORBIDDEN', 'This webhook belongs to another account');
+    const sample = testSample(hook.types, { id: sellerId, name: hook.name, email: hook.email }, now);
+    const eventId = randomUUID();
+    const row = one(
+      await q.query<NotificationRow>(insert_sql, [
+        sellerId,
+        sample.kind,
+        eventId,
+        hook.url,
+        webhookId,
+        sample.status,
+        sample.previous,
+        now,
+        sample.payload,
+        // Its own order key: no resource's line to join or to hold up.
+        `test:${eventId}`,
+      ]),
+    );
+    // Wakes the delivery workers at commit: the test goes out in milliseconds.
+    await q.query('SELECT pg_notify($1, $2)', [NOTIFICATIONS_CHANNEL, '']);
+    return notificationView(row);
+  });
+}

@@ -1,0 +1,135 @@
+/**
+ * Saques: the cashout form, a review page with the fees and the net before anything moves, and the
+ * list (CONTRACT §12). The confirmation goes through the API's use case with an Idempotency-Key
+ * the review page carries, so a form sent twice makes one cashout.
+ */
+import { randomBytes } from 'node:crypto';
+import type { FastifyReply } from 'fastify';
+import { listCashouts } from '../cashouts/cashouts-repo.ts';
+import { previewCashout, requestCashout } from '../cashouts/request-cashout.ts';
+import type { AppContext } from '../context.ts';
+import type { PublicErrorCode } from '../domain/errors.ts';
+import { PIX_KEY_TYPES } from '../domain/pix-keys.ts';
+import type { Router } from '../http/router.ts';
+import { readBalance } from '../ledger/balances.ts';
+import { reais, reaisTyped, whenSaoPaulo } from './format.ts';
+import { inWords } from './messages.ts';
+import { attempt, type Current, Done, Form, field, formSession, page, pageSession } from './session.ts';
+
+const page_size = 20;
+const cashout_status_names: Record<string, string> = {
+  PENDING: 'Pendente',
+  PROCESSING: 'Em processamento',
+  COMPLETED: 'Concluído',
+  REJECTED: 'Recusado',
+  CANCELLED: 'Cancelado',
+};
+const key_type_names: Record<string, string> = { CPF: 'CPF', CNPJ: 'CNPJ', EMAIL: 'E-mail', PHONE: 'Telefone', RANDOM: 'Chave aleatória' };
+
+interface Typed {
+  valor: string;
+  tipo: string;
+  chave: string;
+}
+
+const typedOf = (body: unknown): Typed => ({ valor: field(body, 'valor'), tipo: field(body, 'tipo'), chave: field(body, 'chave') });
+
+/** The form as the API's cashout body; the amount as people type reais, in words when it is not one. */
+function cashoutBody(typed: Typed): { body: Record<string, string> } | { error: string } {
+  const amount = reaisTyped(typed.valor);
+  if (amount === null) return { error: 'Valor: escreva um valor em reais, como 150,00.' };
+  return { body: { amount, pixKey: typed.chave.trim(), pixKeyType: typed.tipo } };
+}
+
+export function cashoutPages(app: Router, ctx: AppContext): void {
+  app.get('/painel/saques', { schema: { hide: true, querystring: Done } }, async (request, reply) => {
+    const current = await pageSession(ctx, request, reply);
+    if (!current) return reply;
+    const notice = request.query.feito === 'saque' ? 'Saque pedido. Ele aparece na lista abaixo com o seu status.' : undefined;
+    return cashoutsPage(ctx, current, reply, { notice });
+  });
+
+  app.post('/painel/saques/revisar', { schema: { hide: true, body: Form } }, async (request, reply) => {
+    const current = await formSession(ctx, request, reply);
+    if (!current) return reply;
+    const typed = typedOf(request.body);
+    const asked = cashoutBody(typed);
+    if ('error' in asked) return cashoutsPage(ctx, current, reply, { status: 400, error: asked.error, typed });
+    const preview = await attempt(() => previewCashout(ctx, current.session.sellerId, asked.body, 'PANEL'));
+    if (!preview.ok) return cashoutsPage(ctx, current, reply, { status: preview.status, error: preview.error, typed });
+    const { request: ask, fees, available } = preview.value;
+    return page(reply, 200, 'saque-revisar.eta', {
+      title: 'Confirme o saque',
+      page: 'saques',
+      session: current.session,
+      typed,
+      order: randomBytes(18).toString('base64url'),
+      shown: {
+        amount: reais(ask.amount),
+        fixed: reais(fees.fixed),
+        variable: reais(fees.variable),
+        total: reais(fees.total),
+        net: reais(fees.net),
+        availableAfter: reais(available - ask.amount),
+        key: ask.pixKey,
+        keyType: key_type_names[ask.pixKeyType],
+      },
+    });
+  });
+
+  app.post('/painel/saques', { schema: { hide: true, body: Form } }, async (request, reply) => {
+    const current = await formSession(ctx, request, reply);
+    if (!current) return reply;
+    const typed = typedOf(request.body);
+    const asked = cashoutBody(typed);
+    if ('error' in asked) return cashoutsPage(ctx, current, reply, { status: 400, error: asked.error, typed });
+    const order = field(request.body, 'pedido');
+    const answer = await attempt(() =>
+      requestCashout(ctx, {
+        sellerId: current.session.sellerId,
+        body: asked.body,
+        idempotencyKey: order === '' ? undefined : order,
+        channel: 'PANEL',
+        now: ctx.clock.now(),
+      }),
+    );
+    if (!answer.ok) return cashoutsPage(ctx, current, reply, { status: answer.status, error: answer.error, typed });
+    // A replay of a refusal comes back as the stored answer, not thrown.
+    if (answer.value.status >= 400) {
+      const stored = (typeof answer.value.body === 'string' ? JSON.parse(answer.value.body) : answer.value.body) as { errorType?: string };
+      const words = inWords((stored.errorType ?? 'BAD_REQUEST') as PublicErrorCode);
+      return cashoutsPage(ctx, current, reply, { status: answer.value.status, error: words.text, typed });
+    }
+    return reply.redirect('/painel/saques?feito=saque', 303);
+  });
+}
+
+async function cashoutsPage(
+  ctx: AppContext,
+  current: Current,
+  reply: FastifyReply,
+  shown: { status?: number; error?: string; notice?: string; typed?: Typed },
+) {
+  const sellerId = current.session.sellerId;
+  const balance = await readBalance(ctx.db, sellerId);
+  const rows = await listCashouts(ctx.db, sellerId, null, page_size);
+  return page(reply, shown.status ?? 200, 'saques.eta', {
+    title: 'Saques',
+    page: 'saques',
+    session: current.session,
+    error: shown.error,
+    notice: shown.notice,
+    typed: shown.typed ?? { valor: '', tipo: 'CPF', chave: '' },
+    available: reais(balance.available),
+    keyTypes: PIX_KEY_TYPES.map((t) => ({ value: t, name: key_type_names[t] })),
+    cashouts: rows.map((c) => ({
+      id: c.id,
+      when: whenSaoPaulo(c.created_at),
+      key: `${key_type_names[c.pix_key_type]} ${c.pix_key}`,
+      amount: reais(c.amount),
+      fees: reais(c.fee_total),
+      net: reais(c.net_amount),
+      status: cashout_status_names[c.status] ?? c.status,
+    })),
+  });
+}

@@ -1,0 +1,157 @@
+/** Vendas: the seller's sales with filters, a sale's page, and its refund and cancel (CONTRACT §12). */
+import { Type } from 'typebox';
+import type { AppContext } from '../context.ts';
+import { saoPauloMidnight } from '../domain/calendar.ts';
+import { parseReaisToCents } from '../domain/money.ts';
+import { PAYMENT_METHODS, type PaymentMethod, TRANSACTION_STATUSES, type TransactionStatus } from '../domain/transaction-states.ts';
+import { parsePathId } from '../http/ids.ts';
+import type { Router } from '../http/router.ts';
+import { refundSale } from '../refunds/refund-sale.ts';
+import { applyEvent } from '../transactions/apply-event.ts';
+import { listTransactions } from '../transactions/transactions-repo.ts';
+import { method_names, reais, reaisTyped, whenSaoPaulo } from './format.ts';
+import { saleDetail } from './sale-detail.ts';
+import { attempt, type Current, Done, Form, field, formSession, page, pageSession } from './session.ts';
+
+const page_size = 20;
+const refund_status_names = { PENDING: 'Em andamento', SUCCEEDED: 'Concluído', FAILED: 'Não realizado' } as const;
+const SalePath = Type.Object({ id: Type.String({ maxLength: 20 }) });
+const ListQuery = Type.Object({
+  status: Type.Optional(Type.String({ maxLength: 20 })),
+  metodo: Type.Optional(Type.String({ maxLength: 20 })),
+  de: Type.Optional(Type.String({ maxLength: 10 })),
+  ate: Type.Optional(Type.String({ maxLength: 10 })),
+  antes: Type.Optional(Type.String({ maxLength: 20 })),
+});
+type ListQuery = { status?: string; metodo?: string; de?: string; ate?: string; antes?: string };
+
+const done: Record<string, string> = {
+  estorno: 'Estorno pedido. Ele aparece abaixo com o seu status.',
+  cancelada: 'Venda cancelada.',
+};
+
+/** The filters as the list's query understands them; an unknown value is ignored, as a link may be old. */
+function filterOf(q: ListQuery) {
+  const status = (TRANSACTION_STATUSES as readonly string[]).includes(q.status ?? '') ? (q.status as TransactionStatus) : undefined;
+  const paymentMethod = (PAYMENT_METHODS as readonly string[]).includes(q.metodo ?? '') ? (q.metodo as PaymentMethod) : undefined;
+  const from = q.de ? (saoPauloMidnight(q.de) ?? undefined) : undefined;
+  const lastDay = q.ate ? saoPauloMidnight(q.ate) : null;
+  const until = lastDay ? new Date(lastDay.getTime() + 86_400_000) : undefined;
+  const beforeId = q.antes && /^[1-9]\d{0,15}$/.test(q.antes) ? Number(q.antes) : null;
+  return { status, paymentMethod, from, until, beforeId };
+}
+
+export function salesPages(app: Router, ctx: AppContext): void {
+  app.get('/painel/vendas', { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
+    const current = await pageSession(ctx, request, reply);
+    if (!current) return reply;
+    const filter = filterOf(request.query);
+    const rows = await listTransactions(ctx.db, { sellerId: current.session.sellerId, ...filter, limit: page_size + 1 });
+    const shown = rows.slice(0, page_size);
+    const next = rows.length > page_size ? new URLSearchParams({ ...cleanQuery(request.query), antes: String(shown.at(-1)!.id) }) : null;
+    return page(reply, 200, 'vendas.eta', {
+      title: 'Vendas',
+      page: 'vendas',
+      session: current.session,
+      query: request.query,
+      statuses: TRANSACTION_STATUSES,
+      methods: PAYMENT_METHODS.map((m) => ({ value: m, name: method_names[m] })),
+      sales: shown.map((s) => ({
+        id: s.id,
+        when: whenSaoPaulo(s.created_at),
+        method: method_names[s.payment_method],
+        status: s.status,
+        customer: s.customer_name,
+        amount: reais(s.amount),
+      })),
+      next: next && `/painel/vendas?${next}`,
+    });
+  });
+
+  app.get('/painel/vendas/:id', { schema: { hide: true, params: SalePath, querystring: Done } }, async (request, reply) => {
+    const current = await pageSession(ctx, request, reply);
+    if (!current) return reply;
+    return salePage(ctx, current, request.params.id, reply, { notice: done[request.query.feito ?? ''] });
+  });
+
+  saleActions(app, ctx);
+}
+
+const cleanQuery = (q: ListQuery) =>
+  Object.fromEntries(Object.entries(q).filter(([k, v]) => k !== 'antes' && typeof v === 'string' && v !== '')) as Record<string, string>;
+
+/** The refund and the cancel: the API's use cases, their refusals shown on the sale's page. */
+function saleActions(app: Router, ctx: AppContext): void {
+  app.post('/painel/vendas/:id/estorno', { schema: { hide: true, params: SalePath, body: Form } }, async (request, reply) => {
+    const current = await formSession(ctx, request, reply);
+    if (!current) return reply;
+    const typed = field(request.body, 'valor').trim();
+    const text = typed === '' ? null : reaisTyped(typed);
+    const cents = text === null ? null : parseReaisToCents(text);
+    if (typed !== '' && !cents?.ok)
+      return salePage(ctx, current, request.params.id, reply, { status: 400, error: 'Valor: escreva um valor em reais, como 50,00.' });
+    const outcome = await attempt(async () =>
+      refundSale(ctx, current.session.sellerId, parsePathId(request.params.id), cents?.ok ? cents.value : null, request.log),
+    );
+    if (!outcome.ok) return salePage(ctx, current, request.params.id, reply, { status: outcome.status, error: outcome.error });
+    return reply.redirect(`/painel/vendas/${request.params.id}?feito=estorno`, 303);
+  });
+
+  app.post('/painel/vendas/:id/cancelar', { schema: { hide: true, params: SalePath, body: Form } }, async (request, reply) => {
+    const current = await formSession(ctx, request, reply);
+    if (!current) return reply;
+    const outcome = await attempt(async () => applyEvent(ctx, parsePathId(request.params.id), 'CANCELLED', current.session.sellerId));
+    if (!outcome.ok) return salePage(ctx, current, request.params.id, reply, { status: outcome.status, error: outcome.error });
+    return reply.redirect(`/painel/vendas/${request.params.id}?feito=cancelada`, 303);
+  });
+}
+
+async function salePage(
+  ctx: AppContext,
+  current: Current,
+  rawId: string,
+  reply: Parameters<typeof page>[0],
+  shown: { status?: number; error?: string; notice?: string },
+) {
+  const found = await attempt(async () => saleDetail(ctx, current.session.sellerId, parsePathId(rawId)));
+  if (!found.ok) {
+    const title = found.status === 403 ? 'Venda de outra conta' : 'Venda não encontrada';
+    return page(reply, found.status, 'mensagem.eta', {
+      title,
+      message: found.error,
+      link: { href: '/painel/vendas', text: 'Voltar às vendas' },
+      session: current.session,
+    });
+  }
+  const d = found.value;
+  return page(reply, shown.status ?? 200, 'venda.eta', {
+    title: `Venda #${d.row.id}`,
+    page: 'vendas',
+    session: current.session,
+    error: shown.error,
+    notice: shown.notice,
+    sale: d.sale,
+    method: method_names[d.row.payment_method],
+    when: whenSaoPaulo(d.row.created_at),
+    money: {
+      amount: reais(d.row.amount),
+      fee: d.row.system_fee === null ? '—' : reais(d.row.system_fee),
+      net: d.row.net_amount === null ? '—' : reais(d.row.net_amount),
+      refunded: reais(d.row.refunded_amount),
+      refundable: reais(d.refundable),
+    },
+    items: d.sale.items.map((i) => ({ ...i, unitPrice: reais(i.unitPrice) })),
+    qr: d.qr,
+    history: d.history.map((h) => ({ ...h, when: whenSaoPaulo(h.created_at) })),
+    refunds: d.refunds.map((r) => ({
+      id: r.id,
+      amount: reais(r.amount),
+      status: refund_status_names[r.status],
+      reason: r.failure_reason,
+      when: whenSaoPaulo(r.created_at),
+    })),
+    notifications: d.notifications.map((n) => ({ ...n, when: whenSaoPaulo(n.created_at) })),
+    canRefund: d.row.status === 'PAGO' && d.refundable > 0,
+    canCancel: d.row.status === 'PENDENTE' || d.row.status === 'FALHA',
+  });
+}
