@@ -19,7 +19,7 @@ import { balanceRoutes } from './ledger/balance-routes.ts';
 import { statementRoutes } from './ledger/statement-routes.ts';
 import { notificationRoutes } from './notifications/routes.ts';
 import { panelAdminRoutes } from './panel/admin-routes.ts';
-import { panelRoutes } from './panel/routes.ts';
+import { panelNotFound, panelRoutes } from './panel/routes.ts';
 import { pixAdminRoutes } from './pix/admin-routes.ts';
 import { pixCallbackRoutes } from './pix/callback-routes.ts';
 import { sandboxPixRoutes } from './pix/sandbox-routes.ts';
@@ -86,7 +86,10 @@ declare module 'fastify' {
 function requestForLog(req: { method: string; url: string; host?: string; ip?: string; socket?: { remotePort?: number } }) {
   return {
     method: req.method,
-    url: req.url.replace(/^\/providers\/pix\/[^/?]+/, '/providers/pix/[redacted]'),
+    // Secrets that travel in paths: the PSP callback's and a panel invite's.
+    url: req.url
+      .replace(/^\/providers\/pix\/[^/?]+/, '/providers/pix/[redacted]')
+      .replace(/^\/painel\/convite\/[^/?]+/, '/painel/convite/[redacted]'),
     host: req.host,
     remoteAddress: req.ip,
     remotePort: req.socket?.remotePort,
@@ -122,6 +125,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
   registerBodyParsers(app);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => {
+    if (/^\/painel(\/|$|\?)/.test(request.url)) return panelNotFound(reply);
     const { status, body } = errorBody('NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`);
     void reply.status(status).send(body);
   });

@@ -47,17 +47,20 @@ export interface CashoutPreview {
   available: number;
 }
 
-/**
- * What a cashout would cost, before it is confirmed: the same checks as the cashout itself (a
- * refusal is thrown as the same error), the balance read as it is now.
- */
-export async function previewCashout(ctx: AppContext, sellerId: number, body: unknown, channel: CashoutChannel): Promise<CashoutPreview> {
+/** What a cashout would cost now: CONTRACT §8's checks but the balance (a refusal is thrown as the same error). */
+export async function quoteCashout(ctx: AppContext, sellerId: number, body: unknown, channel: CashoutChannel) {
   const parsed = parseCashoutRequest(body);
   if (!parsed.ok) throw refusalError(parsed.refusal);
   const checked = checkCashoutPolicy(parsed.value, await cashoutSettings(ctx.db, sellerId, channel));
   if (!checked.ok) throw refusalError(checked.refusal);
+  return { request: parsed.value, fees: checked.value };
+}
+
+/** The quote before it is confirmed, with the balance as it is now (the cashout itself checks it again, atomically). */
+export async function previewCashout(ctx: AppContext, sellerId: number, body: unknown, channel: CashoutChannel): Promise<CashoutPreview> {
+  const quote = await quoteCashout(ctx, sellerId, body, channel);
   const { available } = await readBalance(ctx.db, sellerId);
-  if (parsed.value.amount > available)
+  if (quote.request.amount > available)
     throw refusalError({ code: 'INSUFFICIENT_BALANCE', message: 'The available balance does not cover this cashout' });
-  return { request: parsed.value, fees: checked.value, available };
+  return { ...quote, available };
 }

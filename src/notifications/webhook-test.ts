@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.ts';
+import type { Queryable } from '../db/db.ts';
 import { maybeOne, one } from '../db/sql.ts';
 import { ApiError } from '../domain/errors.ts';
 import { cashoutWebhookPayload, type NotificationKind, transactionWebhookPayload } from '../domain/notification-payloads.ts';
@@ -89,6 +90,24 @@ const insert_sql = `
   VALUES ($1, $2, $3, $4, $5, NULL, NULL, $6, $7, $8, $9, $10, $8, $8, true)
   RETURNING *`;
 
+// A test is retried like any notification (days, to a dead URL): a few a minute is all a seller needs.
+const tests_per_minute = 10;
+
+/** 429 once the seller queued `tests_per_minute` tests in the last minute (the row lock serialises the count). */
+async function holdTestRate(q: Queryable, sellerId: number, now: Date): Promise<void> {
+  await q.query('SELECT 1 FROM sellers WHERE id = $1 FOR UPDATE', [sellerId]);
+  const recent = one(
+    await q.query<{ n: number }>('SELECT count(*)::int AS n FROM notifications WHERE seller_id = $1 AND test AND created_at > $2', [
+      sellerId,
+      new Date(now.getTime() - 60_000),
+    ]),
+  ).n;
+  if (recent < tests_per_minute) return;
+  const refusal = new ApiError('RATE_LIMITED', `At most ${tests_per_minute} test notifications a minute; try again shortly`);
+  refusal.retryAfterSeconds = 60;
+  throw refusal;
+}
+
 /**
  * Queues one test notification to the seller's webhook `webhookId` and answers it as the delivery
  * log lists it. 404 unknown or removed, 403 another seller's (as removing a webhook answers).
@@ -105,6 +124,7 @@ export async function sendTestNotification(ctx: AppContext, sellerId: number, we
     );
     if (!hook) throw new ApiError('NOT_FOUND', 'Webhook not found');
     if (hook.seller_id !== sellerId) throw new ApiError('FORBIDDEN', 'This webhook belongs to another account');
+    await holdTestRate(q, sellerId, now);
     const sample = testSample(hook.types, { id: sellerId, name: hook.name, email: hook.email }, now);
     const eventId = randomUUID();
     const row = one(

@@ -23,7 +23,12 @@ export function accountPages(app: Router, ctx: AppContext): void {
     if (next !== field(request.body, 'confirmacao'))
       return accountPage(ctx, current, reply, { status: 400, error: 'As duas senhas novas não são iguais.' });
     const outcome = await changePassword(ctx.db, current.session.sellerId, current.id, field(request.body, 'atual'), next, ctx.clock.now());
-    if (outcome === 'wrong') return accountPage(ctx, current, reply, { status: 400, error: 'A senha atual está incorreta.' });
+    if (outcome.kind === 'wrong') return accountPage(ctx, current, reply, { status: 400, error: 'A senha atual está incorreta.' });
+    if (outcome.kind === 'locked') {
+      void reply.header('retry-after', String(outcome.retryAfterSeconds));
+      const minutes = Math.ceil(outcome.retryAfterSeconds / 60);
+      return accountPage(ctx, current, reply, { status: 429, error: `Muitas tentativas erradas. Tente de novo em ${minutes} min.` });
+    }
     return reply.redirect('/painel/conta?feito=senha', 303);
   });
 }

@@ -4,7 +4,7 @@
  * Invite tokens and session ids are high-entropy: stored as SHA-256 digests, like API keys.
  */
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
-import type { Queryable } from '../db/db.ts';
+import type { Db, Queryable } from '../db/db.ts';
 import { maybeOne } from '../db/sql.ts';
 import { digestOf } from '../domain/secrets.ts';
 
@@ -153,24 +153,30 @@ export async function endSession(q: Queryable, id: string, now: Date): Promise<v
 }
 
 /**
- * Changes the password when the current one is given; every other session of the account ends,
- * so a password changed because it leaked also closes the sessions opened with it.
+ * Changes the password when the current one is given, checked as a login is: a wrong one counts
+ * toward the same lock, so a stolen session cannot guess its way to the password. Every other
+ * session of the account ends, so a password changed because it leaked closes what it opened.
  */
 export async function changePassword(
-  q: Queryable,
+  db: Db,
   sellerId: number,
   keepSessionId: string,
   current: string,
   next: string,
   now: Date,
-): Promise<'changed' | 'wrong'> {
-  const account = maybeOne(await q.query<{ password_hash: string }>('SELECT password_hash FROM panel_accounts WHERE seller_id = $1', [sellerId]));
-  if (!account || !(await passwordMatches(current, account.password_hash))) return 'wrong';
-  await q.query('UPDATE panel_accounts SET password_hash = $2, updated_at = $3 WHERE seller_id = $1', [sellerId, await hashPassword(next), now]);
-  await q.query('UPDATE panel_sessions SET ended_at = $3 WHERE seller_id = $1 AND id_digest <> $2 AND ended_at IS NULL', [
-    sellerId,
-    digestOf(keepSessionId),
-    now,
-  ]);
-  return 'changed';
+): Promise<LoginOutcome | { kind: 'changed' }> {
+  const account = maybeOne(await db.query<{ email: string }>('SELECT email FROM panel_accounts WHERE seller_id = $1', [sellerId]));
+  if (!account) return { kind: 'wrong' };
+  const checked = await login(db, account.email, current, now);
+  if (checked.kind !== 'ok') return checked;
+  const hash = await hashPassword(next);
+  await db.tx(async (q) => {
+    await q.query('UPDATE panel_accounts SET password_hash = $2, updated_at = $3 WHERE seller_id = $1', [sellerId, hash, now]);
+    await q.query('UPDATE panel_sessions SET ended_at = $3 WHERE seller_id = $1 AND id_digest <> $2 AND ended_at IS NULL', [
+      sellerId,
+      digestOf(keepSessionId),
+      now,
+    ]);
+  });
+  return { kind: 'changed' };
 }

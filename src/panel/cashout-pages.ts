@@ -3,20 +3,33 @@
  * list (CONTRACT §12). The confirmation goes through the API's use case with an Idempotency-Key
  * the review page carries, so a form sent twice makes one cashout.
  */
-import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import { listCashouts } from '../cashouts/cashouts-repo.ts';
-import { previewCashout, requestCashout } from '../cashouts/request-cashout.ts';
+import { previewCashout, quoteCashout, requestCashout } from '../cashouts/request-cashout.ts';
 import type { AppContext } from '../context.ts';
-import type { PublicErrorCode } from '../domain/errors.ts';
 import { PIX_KEY_TYPES } from '../domain/pix-keys.ts';
+import { page_limit_default } from '../http/paging.ts';
 import type { Router } from '../http/router.ts';
 import { readBalance } from '../ledger/balances.ts';
 import { reais, reaisTyped, whenSaoPaulo } from './format.ts';
-import { inWords } from './messages.ts';
-import { attempt, type Current, Done, Form, field, formSession, page, pageSession } from './session.ts';
+import {
+  attempt,
+  type Current,
+  cursorOf,
+  Form,
+  field,
+  formExpired,
+  formSession,
+  ListPage,
+  newOrder,
+  orderOf,
+  page,
+  pageSession,
+  refusalOf,
+} from './session.ts';
 
-const page_size = 20;
+// The API's default page: a seller sees in the panel what a default API call lists.
+const page_size = page_limit_default;
 const cashout_status_names: Record<string, string> = {
   PENDING: 'Pendente',
   PROCESSING: 'Em processamento',
@@ -42,11 +55,11 @@ function cashoutBody(typed: Typed): { body: Record<string, string> } | { error: 
 }
 
 export function cashoutPages(app: Router, ctx: AppContext): void {
-  app.get('/painel/saques', { schema: { hide: true, querystring: Done } }, async (request, reply) => {
+  app.get('/painel/saques', { schema: { hide: true, querystring: ListPage } }, async (request, reply) => {
     const current = await pageSession(ctx, request, reply);
     if (!current) return reply;
     const notice = request.query.feito === 'saque' ? 'Saque pedido. Ele aparece na lista abaixo com o seu status.' : undefined;
-    return cashoutsPage(ctx, current, reply, { notice });
+    return cashoutsPage(ctx, current, reply, { notice, before: cursorOf(request.query.antes) });
   });
 
   app.post('/painel/saques/revisar', { schema: { hide: true, body: Form } }, async (request, reply) => {
@@ -63,7 +76,8 @@ export function cashoutPages(app: Router, ctx: AppContext): void {
       page: 'saques',
       session: current.session,
       typed,
-      order: randomBytes(18).toString('base64url'),
+      order: newOrder(),
+      fees: fees.total,
       shown: {
         amount: reais(ask.amount),
         fixed: reais(fees.fixed),
@@ -83,23 +97,15 @@ export function cashoutPages(app: Router, ctx: AppContext): void {
     const typed = typedOf(request.body);
     const asked = cashoutBody(typed);
     if ('error' in asked) return cashoutsPage(ctx, current, reply, { status: 400, error: asked.error, typed });
-    const order = field(request.body, 'pedido');
-    const answer = await attempt(() =>
-      requestCashout(ctx, {
-        sellerId: current.session.sellerId,
-        body: asked.body,
-        idempotencyKey: order === '' ? undefined : order,
-        channel: 'PANEL',
-        now: ctx.clock.now(),
-      }),
-    );
-    if (!answer.ok) return cashoutsPage(ctx, current, reply, { status: answer.status, error: answer.error, typed });
-    // A replay of a refusal comes back as the stored answer, not thrown.
-    if (answer.value.status >= 400) {
-      const stored = (typeof answer.value.body === 'string' ? JSON.parse(answer.value.body) : answer.value.body) as { errorType?: string };
-      const words = inWords((stored.errorType ?? 'BAD_REQUEST') as PublicErrorCode);
-      return cashoutsPage(ctx, current, reply, { status: answer.value.status, error: words.text, typed });
-    }
+    const order = orderOf(request.body);
+    if (!order) return page(reply, 403, 'mensagem.eta', formExpired());
+    // The fees shown on the review are the fees charged: a schedule changed since then sends the seller back.
+    const quote = await attempt(() => quoteCashout(ctx, current.session.sellerId, asked.body, 'PANEL'));
+    if (quote.ok && String(quote.value.fees.total) !== field(request.body, 'tarifas'))
+      return cashoutsPage(ctx, current, reply, { status: 409, error: 'As tarifas mudaram desde a revisão. Revise o saque de novo.', typed });
+    const ask = { sellerId: current.session.sellerId, body: asked.body, idempotencyKey: order, channel: 'PANEL', now: ctx.clock.now() } as const;
+    const refused = refusalOf(await attempt(() => requestCashout(ctx, ask)));
+    if (refused) return cashoutsPage(ctx, current, reply, { ...refused, typed });
     return reply.redirect('/painel/saques?feito=saque', 303);
   });
 }
@@ -108,11 +114,12 @@ async function cashoutsPage(
   ctx: AppContext,
   current: Current,
   reply: FastifyReply,
-  shown: { status?: number; error?: string; notice?: string; typed?: Typed },
+  shown: { status?: number; error?: string; notice?: string; typed?: Typed; before?: number | null },
 ) {
   const sellerId = current.session.sellerId;
   const balance = await readBalance(ctx.db, sellerId);
-  const rows = await listCashouts(ctx.db, sellerId, null, page_size);
+  const rows = await listCashouts(ctx.db, sellerId, shown.before ?? null, page_size + 1);
+  const listed = rows.slice(0, page_size);
   return page(reply, shown.status ?? 200, 'saques.eta', {
     title: 'Saques',
     page: 'saques',
@@ -122,7 +129,8 @@ async function cashoutsPage(
     typed: shown.typed ?? { valor: '', tipo: 'CPF', chave: '' },
     available: reais(balance.available),
     keyTypes: PIX_KEY_TYPES.map((t) => ({ value: t, name: key_type_names[t] })),
-    cashouts: rows.map((c) => ({
+    next: rows.length > page_size ? `/painel/saques?antes=${listed.at(-1)!.id}` : null,
+    cashouts: listed.map((c) => ({
       id: c.id,
       when: whenSaoPaulo(c.created_at),
       key: `${key_type_names[c.pix_key_type]} ${c.pix_key}`,

@@ -24,12 +24,13 @@ export const method_names: Record<string, string> = {
 };
 
 /**
- * Reais as people type them in a form ("1.234,56", "150,5", "R$ 100", or "100.50") → the API's
- * decimal text ("1234.56"), or null when it is not a number of reais.
+ * Reais as people type them in a form → the API's decimal text ("1234.56"), or null when it is not
+ * a number of reais. With a comma, the comma is the decimal mark and dots may only group thousands
+ * ("1.234,56", "150,5"); without one, a dot is the decimal mark ("100.50") unless it groups
+ * thousands exactly ("1.234"). "R$" and spaces are ignored; anything else is refused, never guessed.
  */
 export function reaisTyped(text: string): string | null {
-  let t = text.replace(/^\s*R\$\s*/, '').replace(/\s/g, '');
-  if (t.includes(',')) t = t.replace(/\./g, '').replace(',', '.');
-  else if (/^\d{1,3}(\.\d{3})+$/.test(t)) t = t.replace(/\./g, '');
-  return /^\d+(\.\d{1,2})?$/.test(t) ? t : null;
+  const t = text.replace(/^\s*R\$/, '').replace(/\s/g, '');
+  if (/^(\d{1,3}(\.\d{3})+|\d+)(,\d{1,2})?$/.test(t)) return t.replace(/\./g, '').replace(',', '.');
+  return /^\d+\.\d{1,2}$/.test(t) ? t : null;
 }

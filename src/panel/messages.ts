@@ -25,8 +25,16 @@ const labels: Record<string, string> = { amount: 'Valor', pixKey: 'Chave PIX', p
 
 /** The refusal's HTTP status and its text; a field error names the form's label and the API's reason. */
 export function inWords(code: PublicErrorCode, details?: FieldError[]): { status: number; text: string } {
-  const status = PUBLIC_ERRORS[code].status;
+  // A code read back from a stored answer may be one this version no longer has.
+  const status = PUBLIC_ERRORS[code]?.status ?? 400;
   const text = words[code] ?? 'Não foi possível concluir a ação.';
   if (code !== 'VALIDATION_ERROR' || !details?.length) return { status, text };
   return { status, text: `${text} ${details.map((d) => `${labels[d.field] ?? d.field} (${d.message})`).join('; ')}.` };
+}
+
+/** A stored refusal (an idempotent replay: `errorType` or `error`, and `details`) in words. */
+export function storedInWords(status: number, body: unknown): { status: number; text: string } {
+  const stored = (typeof body === 'string' ? JSON.parse(body) : body) as { errorType?: PublicErrorCode; details?: FieldError[] };
+  const words = inWords(stored.errorType ?? 'BAD_REQUEST', stored.details);
+  return { status, text: words.text };
 }

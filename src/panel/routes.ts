@@ -9,6 +9,7 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import view from '@fastify/view';
 import { Eta } from 'eta';
+import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
@@ -22,17 +23,29 @@ import { homeOf } from './home.ts';
 import { integrationPages } from './integration-pages.ts';
 import { keyPages } from './key-pages.ts';
 import { salesPages } from './sales-pages.ts';
-import { Form, field, formExpired, formSession, page, pageSession, sessionCookie, setSession } from './session.ts';
+import { Form, field, formExpired, formSession, page, pageHeaders, pageSession, sessionCookie, setSession } from './session.ts';
 import { statementPages } from './statement-pages.ts';
 
 const views = fileURLToPath(new URL('./views/', import.meta.url));
 const stylesheet = readFileSync(fileURLToPath(new URL('./estilo.css', import.meta.url)), 'utf8');
 const login_csrf_cookie = 'painel_csrf';
+const eta = new Eta({ views, cache: true });
+
+/** An unknown /painel address: a page, as the panel answers everything (the API's 404 is JSON). */
+export function panelNotFound(reply: FastifyReply) {
+  const html = eta.render('./mensagem', {
+    title: 'Página não encontrada',
+    message: 'Este endereço não existe no painel.',
+    link: { href: '/painel', text: 'Ir ao início' },
+    session: null,
+  });
+  return pageHeaders(reply.code(404)).type('text/html; charset=utf-8').send(html);
+}
 
 export async function panelRoutes(app: Router, ctx: AppContext): Promise<void> {
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: 16 * 1024 });
-  await app.register(view, { engine: { eta: new Eta({ views, cache: true }) }, templates: views });
+  await app.register(view, { engine: { eta }, templates: views });
   app.setErrorHandler(panelError);
 
   app.get('/painel/estilo.css', { schema: { hide: true } }, async (_request, reply) =>

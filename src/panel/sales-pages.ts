@@ -5,15 +5,31 @@ import { saoPauloMidnight } from '../domain/calendar.ts';
 import { parseReaisToCents } from '../domain/money.ts';
 import { PAYMENT_METHODS, type PaymentMethod, TRANSACTION_STATUSES, type TransactionStatus } from '../domain/transaction-states.ts';
 import { parsePathId } from '../http/ids.ts';
+import { page_limit_default } from '../http/paging.ts';
 import type { Router } from '../http/router.ts';
 import { refundSale } from '../refunds/refund-sale.ts';
 import { applyEvent } from '../transactions/apply-event.ts';
 import { listTransactions } from '../transactions/transactions-repo.ts';
 import { method_names, reais, reaisTyped, whenSaoPaulo } from './format.ts';
 import { saleDetail } from './sale-detail.ts';
-import { attempt, type Current, Done, Form, field, formSession, page, pageSession } from './session.ts';
+import {
+  attempt,
+  type Current,
+  cursorOf,
+  Done,
+  Form,
+  field,
+  formExpired,
+  formSession,
+  newOrder,
+  orderOf,
+  page,
+  pageSession,
+  refusalOf,
+} from './session.ts';
 
-const page_size = 20;
+// The API's default page: a seller sees in the panel what a default API call lists.
+const page_size = page_limit_default;
 const refund_status_names = { PENDING: 'Em andamento', SUCCEEDED: 'Concluído', FAILED: 'Não realizado' } as const;
 const SalePath = Type.Object({ id: Type.String({ maxLength: 20 }) });
 const ListQuery = Type.Object({
@@ -37,8 +53,7 @@ function filterOf(q: ListQuery) {
   const from = q.de ? (saoPauloMidnight(q.de) ?? undefined) : undefined;
   const lastDay = q.ate ? saoPauloMidnight(q.ate) : null;
   const until = lastDay ? new Date(lastDay.getTime() + 86_400_000) : undefined;
-  const beforeId = q.antes && /^[1-9]\d{0,15}$/.test(q.antes) ? Number(q.antes) : null;
-  return { status, paymentMethod, from, until, beforeId };
+  return { status, paymentMethod, from, until, beforeId: cursorOf(q.antes) };
 }
 
 export function salesPages(app: Router, ctx: AppContext): void {
@@ -85,15 +100,17 @@ function saleActions(app: Router, ctx: AppContext): void {
   app.post('/painel/vendas/:id/estorno', { schema: { hide: true, params: SalePath, body: Form } }, async (request, reply) => {
     const current = await formSession(ctx, request, reply);
     if (!current) return reply;
+    const order = orderOf(request.body);
+    if (!order) return page(reply, 403, 'mensagem.eta', formExpired());
     const typed = field(request.body, 'valor').trim();
     const text = typed === '' ? null : reaisTyped(typed);
     const cents = text === null ? null : parseReaisToCents(text);
     if (typed !== '' && !cents?.ok)
-      return salePage(ctx, current, request.params.id, reply, { status: 400, error: 'Valor: escreva um valor em reais, como 50,00.' });
-    const outcome = await attempt(async () =>
-      refundSale(ctx, current.session.sellerId, parsePathId(request.params.id), cents?.ok ? cents.value : null, request.log),
-    );
-    if (!outcome.ok) return salePage(ctx, current, request.params.id, reply, { status: outcome.status, error: outcome.error });
+      return salePage(ctx, current, request.params.id, reply, { status: 400, error: 'Valor: escreva um valor em reais, como 50,00.', typed });
+    const ask = { sellerId: current.session.sellerId, amount: cents?.ok ? cents.value : null, idempotencyKey: order, channel: 'PANEL' } as const;
+    const outcome = await attempt(async () => refundSale(ctx, { ...ask, transactionId: parsePathId(request.params.id) }, request.log));
+    const refused = refusalOf(outcome);
+    if (refused) return salePage(ctx, current, request.params.id, reply, { ...refused, typed });
     return reply.redirect(`/painel/vendas/${request.params.id}?feito=estorno`, 303);
   });
 
@@ -111,11 +128,11 @@ async function salePage(
   current: Current,
   rawId: string,
   reply: Parameters<typeof page>[0],
-  shown: { status?: number; error?: string; notice?: string },
+  shown: { status?: number; error?: string; notice?: string; typed?: string },
 ) {
   const found = await attempt(async () => saleDetail(ctx, current.session.sellerId, parsePathId(rawId)));
   if (!found.ok) {
-    const title = found.status === 403 ? 'Venda de outra conta' : 'Venda não encontrada';
+    const title = found.status === 403 ? 'Venda de outra conta' : found.status === 404 ? 'Venda não encontrada' : 'Endereço inválido';
     return page(reply, found.status, 'mensagem.eta', {
       title,
       message: found.error,
@@ -151,7 +168,10 @@ async function salePage(
       when: whenSaoPaulo(r.created_at),
     })),
     notifications: d.notifications.map((n) => ({ ...n, when: whenSaoPaulo(n.created_at) })),
-    canRefund: d.row.status === 'PAGO' && d.refundable > 0,
+    typed: shown.typed ?? '',
+    order: newOrder(),
+    refundPending: d.row.refund_pending > 0,
+    canRefund: d.row.status === 'PAGO' && d.refundable > 0 && d.row.refund_pending === 0,
     canCancel: d.row.status === 'PENDENTE' || d.row.status === 'FALHA',
   });
 }

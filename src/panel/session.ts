@@ -2,18 +2,25 @@
  * What every panel page shares: the session cookie, the page answer (its security headers), the
  * CSRF check of every form, and a refusal of a use case shown in words.
  */
+import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
-import { ApiError } from '../domain/errors.ts';
+import { ApiError, type PublicErrorCode } from '../domain/errors.ts';
 import { csrfMatches, resumeSession, type Session, session_absolute_ms } from './accounts.ts';
-import { inWords } from './messages.ts';
+import { inWords, storedInWords } from './messages.ts';
 
 // Pages answer only to this site: no framing, no outside scripts, forms post back here.
 const page_policy = "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /** After an action the page says what was done: a fixed word, never text from the URL. */
 export const Done = Type.Object({ feito: Type.Optional(Type.String({ maxLength: 20 })) });
+
+/** A list page's query: what was done, and where the page starts (`antes`: below this id). */
+export const ListPage = Type.Object({ ...Done.properties, antes: Type.Optional(Type.String({ maxLength: 20 })) });
+
+/** `antes` as an id, or null (first page): an old or mangled link shows the first page. */
+export const cursorOf = (antes: string | undefined): number | null => (antes && /^[1-9]\d{0,15}$/.test(antes) ? Number(antes) : null);
 
 /** Every panel form: fields of text (checkboxes repeat a name, hence arrays too). */
 export const Form = Type.Record(Type.String(), Type.Union([Type.String(), Type.Array(Type.String())]));
@@ -43,8 +50,20 @@ export function setSession(request: FastifyRequest, reply: FastifyReply, id: str
   });
 }
 
+/** The headers of every panel page. */
+export function pageHeaders(reply: FastifyReply): FastifyReply {
+  return (
+    reply
+      .header('content-security-policy', page_policy)
+      .header('cache-control', 'no-store')
+      // An invite's address holds its token: never sent on as a Referer.
+      .header('referrer-policy', 'no-referrer')
+      .header('x-content-type-options', 'nosniff')
+  );
+}
+
 export function page(reply: FastifyReply, status: number, template: string, data: Record<string, unknown>) {
-  return reply.code(status).header('content-security-policy', page_policy).header('cache-control', 'no-store').view(template, data);
+  return pageHeaders(reply.code(status)).view(template, data);
 }
 
 /** The session of a page; without one the browser is sent to log in (and null is returned). */
@@ -87,13 +106,38 @@ export function fields(body: unknown, name: string): string[] {
  * Runs a use case for a form; its refusal (the API's error) comes back in words, with the API's
  * status, for the page to show beside the form. Anything else is thrown on, to the error handler.
  */
-export async function attempt<T>(run: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; status: number; error: string }> {
+export async function attempt<T>(
+  run: () => Promise<T>,
+): Promise<{ ok: true; value: T } | { ok: false; status: number; error: string; code: PublicErrorCode }> {
   try {
     return { ok: true, value: await run() };
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     const words = inWords(error.code, error.details);
     if (words.status >= 500) throw error;
-    return { ok: false, status: words.status, error: words.text };
+    return { ok: false, status: words.status, error: words.text, code: error.code };
   }
 }
+
+/**
+ * A form's order id, sent as the use case's Idempotency-Key: the same form sent twice (a double
+ * click, a reload) does the thing once. Null when the form has none (an old page): refused.
+ */
+export function orderOf(body: unknown): string | null {
+  const order = field(body, 'pedido');
+  return /^[A-Za-z0-9_-]{16,64}$/.test(order) ? order : null;
+}
+
+/**
+ * What a form shows after an idempotent use case: null when it was done (now, earlier, or by the
+ * same order still running), else the refusal in words, whether thrown now or replayed as stored.
+ */
+export function refusalOf(outcome: Awaited<ReturnType<typeof attempt<{ status: number; body: unknown }>>>): { status: number; error: string } | null {
+  if (!outcome.ok) return outcome.code === 'IDEMPOTENCY_KEY_IN_USE' ? null : { status: outcome.status, error: outcome.error };
+  if (outcome.value.status < 400) return null;
+  const words = storedInWords(outcome.value.status, outcome.value.body);
+  return { status: words.status, error: words.text };
+}
+
+/** A new order id for a form that moves money. */
+export const newOrder = () => randomBytes(18).toString('base64url');

@@ -1,24 +1,52 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../context.ts';
+import { idempotent, type StoredResponse } from '../http/idempotency.ts';
 import { dispatchRefund } from './dispatch-refund.ts';
 import { requestRefund } from './refund-moves.ts';
+import { refundView } from './refund-view.ts';
 import type { RefundRow } from './refunds-repo.ts';
+
+export interface RefundAsk {
+  sellerId: number;
+  transactionId: number;
+  /** Cents; null: all that is left. */
+  amount: number | null;
+  /** The same key again replays the first answer and refunds nothing more (CONTRACT §3's rules). */
+  idempotencyKey: string | undefined;
+  channel: 'API' | 'PANEL';
+}
+
+const endpoints = { API: 'POST /api/transactions/{id}/refund', PANEL: 'POST /painel/vendas/{id}/estorno' } as const;
 
 /**
  * A seller's refund of one of its sales (CONTRACT §5a), for the API and the panel alike: recorded
  * with its cents blocked, then sent to the provider outside the transaction. A provider that
- * cannot be reached leaves it PENDING; the refund job sends it again.
+ * cannot be reached leaves it PENDING; the refund job sends it again. A replayed answer sends nothing.
  */
-export async function refundSale(
-  ctx: AppContext,
-  sellerId: number,
-  transactionId: number,
-  amount: number | null,
-  log: FastifyBaseLogger,
-): Promise<RefundRow> {
-  const refund = await requestRefund(ctx.db, transactionId, { amount, requestedBy: 'SELLER', sellerId }, ctx.clock.now());
-  return dispatchRefund(ctx, refund).catch((error: unknown) => {
+export async function refundSale(ctx: AppContext, ask: RefundAsk, log: FastifyBaseLogger): Promise<StoredResponse> {
+  const made: { refund?: RefundRow } = {};
+  const answer = await idempotent(
+    {
+      db: ctx.db,
+      fingerprintKey: ctx.requestFingerprintKey,
+      sellerId: ask.sellerId,
+      endpoint: endpoints[ask.channel],
+      key: ask.idempotencyKey,
+      body: { transactionId: ask.transactionId, amount: ask.amount },
+      now: ctx.clock.now(),
+      // The move is one guarded statement after its read (optimistic): no transaction needed without a key.
+      singleStatement: true,
+    },
+    async (q) => {
+      made.refund = await requestRefund(q, ask.transactionId, { amount: ask.amount, requestedBy: 'SELLER', sellerId: ask.sellerId }, ctx.clock.now());
+      return { status: 201, body: refundView(made.refund) };
+    },
+  );
+  const { refund } = made;
+  if (answer.replayed || !refund) return answer;
+  const sent = await dispatchRefund(ctx, refund).catch((error: unknown) => {
     log.warn({ err: error, refundId: refund.id }, 'refund not sent to its provider; will retry');
     return refund;
   });
+  return { status: 201, body: refundView(sent), replayed: false };
 }

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
 import { BOLETO_MAX_AMOUNT_CENTS } from '../domain/boleto.ts';
+import { sendAnswer } from '../http/idempotency.ts';
 import { parsePathId } from '../http/ids.ts';
 import { errorResponses, Fields, PathId, type Router, sellerSecurity } from '../http/router.ts';
 import { ownTransaction } from '../transactions/own-transaction.ts';
@@ -26,14 +27,25 @@ export async function refundRoutes(app: Router, ctx: AppContext): Promise<void> 
         description:
           'Answers 201 with the Refund: SUCCEEDED at once for providers that refund synchronously; PENDING for a PIX devolução until the PSP reports it. The sale moves to ESTORNADO when its refunds reach its amount.',
         params: PathId,
+        headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String()) }),
         body: RefundBody,
         response: { 201: Refund, ...errorResponses },
       },
     },
     async (request, reply) => {
-      const id = parsePathId(request.params.id);
-      const refund = await refundSale(ctx, request.sellerId, id, request.body.amount ?? null, request.log);
-      return reply.code(201).send(refundView(refund));
+      const key = request.headers['idempotency-key'];
+      const answer = await refundSale(
+        ctx,
+        {
+          sellerId: request.sellerId,
+          transactionId: parsePathId(request.params.id),
+          amount: request.body.amount ?? null,
+          idempotencyKey: typeof key === 'string' ? key : undefined,
+          channel: 'API',
+        },
+        request.log,
+      );
+      return sendAnswer(reply, answer);
     },
   );
 

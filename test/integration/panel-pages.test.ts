@@ -176,6 +176,27 @@ describe('the seller panel pages in a browser', { skip: browserSkipReason() }, (
     assert.equal(answer.status(), 422);
     assert.match(await text('[role="alert"]'), /passa do que ainda pode ser estornado/);
 
+    // The refund form sent twice (a double click): the same order, one refund, both answered as done.
+    await settled(state.paidSale);
+    await page.reload();
+    await page.getByLabel(/Valor a estornar/).fill('10,00');
+    const form = Object.fromEntries(
+      await page
+        .locator(`form[action="/painel/vendas/${state.paidSale}/estorno"] input`)
+        .evaluateAll((inputs) => inputs.map((i) => [(i as HTMLInputElement).name, (i as HTMLInputElement).value])),
+    );
+    for (let i = 0; i < 2; i++) {
+      const posted = await page.context().request.post(`${base}/painel/vendas/${state.paidSale}/estorno`, { form, maxRedirects: 0 });
+      assert.equal(posted.status(), 303, `send ${i + 1}`);
+    }
+    const after = (await api('GET', `/api/transactions/${state.paidSale}/refunds`, seller.headers)).json().data;
+    assert.deepEqual(
+      after.map((r: { amount: number }) => r.amount),
+      [5000, 1000],
+      'one refund for the order sent twice',
+    );
+    await settled(state.paidSale);
+
     const pending = (await api('POST', '/api/sales', seller.headers, pixExample({ amount: 2000 }))).json().sale.id;
     await visit(`/painel/vendas/${pending}`);
     await page.getByRole('button', { name: 'Cancelar venda' }).click();
@@ -293,8 +314,28 @@ describe('the seller panel pages in a browser', { skip: browserSkipReason() }, (
       .context()
       .request.post(`${base}/painel/vendas/${state.paidSale}/estorno`, { form: { csrf, valor: '' }, maxRedirects: 0 });
     assert.equal(refund.status(), 403);
-    const refunds = (await api('GET', `/api/transactions/${state.paidSale}/refunds`, seller.headers)).json().data;
-    assert.equal(refunds.length, 1, 'no refund made');
+    const webhookId = (await api('GET', '/api/webhooks', seller.headers)).json().data[0].id;
+    const notificationId = (await api('GET', '/api/notifications', seller.headers)).json().data[0].id;
+    const before = {
+      refunds: (await api('GET', `/api/transactions/${state.paidSale}/refunds`, seller.headers)).json().data.length,
+      notifications: (await api('GET', '/api/notifications?limit=100', seller.headers)).json().data.length,
+    };
+    for (const [path, status] of [
+      [`/painel/vendas/${state.paidSale}/estorno`, 403],
+      [`/painel/vendas/${state.paidSale}/cancelar`, 403],
+      [`/painel/integracoes/${webhookId}/teste`, 403],
+      [`/painel/integracoes/${webhookId}/remover`, 403],
+      [`/painel/notificacoes/${notificationId}/reenviar`, 403],
+      [`/painel/chaves/${seller.publicKey}/revogar`, 404],
+    ] as const) {
+      const posted = await intruder.context().request.post(`${base}${path}`, { form: { csrf, valor: '', pedido: 'x'.repeat(24) }, maxRedirects: 0 });
+      assert.equal(posted.status(), status, path);
+    }
+    assert.equal((await api('GET', `/api/transactions/${state.paidSale}/refunds`, seller.headers)).json().data.length, before.refunds, 'no refund');
+    assert.equal((await api('GET', `/api/transactions/${state.paidSale}`, seller.headers)).json().status, 'PAGO', 'not cancelled');
+    assert.equal((await api('GET', '/api/webhooks', seller.headers)).json().data.length, 1, 'the webhook is still there');
+    assert.equal((await api('GET', '/api/notifications?limit=100', seller.headers)).json().data.length, before.notifications, 'nothing sent');
+    assert.equal((await api('GET', '/api/public/balance', seller.headers)).statusCode, 200, 'the key still works');
     assert.equal(await intruder.locator('tbody tr').count(), 0);
     await intruder.context().close();
   });
@@ -304,6 +345,7 @@ describe('the seller panel pages in a browser', { skip: browserSkipReason() }, (
       ['/painel/vendas/abc', 400],
       ['/painel/vendas/999999', 404],
       [`/painel/vendas?de=${'9'.repeat(40)}`, 400],
+      ['/painel/nao-existe', 404],
     ] as const) {
       const answer = await page.goto(`${base}${path}`);
       assert.equal(answer?.status(), status, path);

@@ -94,6 +94,34 @@ describe('refunds (CONTRACT §5a)', () => {
     await verify();
   });
 
+  test('Idempotency-Key: the same key replays the first refund and refunds nothing more; with another amount 422', async () => {
+    const id = await paidSale('CREDIT_CARD');
+    const send = (amount: number, key = 'refund-key-1') =>
+      gw.app.inject({
+        method: 'POST',
+        url: `/api/transactions/${id}/refund`,
+        headers: { ...seller.headers, 'idempotency-key': key },
+        payload: { amount },
+      });
+    const first = await send(3000);
+    assert.equal(first.statusCode, 201, first.body);
+    const again = await send(3000);
+    assert.equal(again.statusCode, 201, again.body);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.equal(again.json().id, first.json().id, 'the same refund');
+    assert.deepEqual(
+      (await refunds(id)).map((r: { amount: number }) => r.amount),
+      [3000],
+      'one refund',
+    );
+    const other = await send(4000);
+    assert.equal(other.statusCode, 422, other.body);
+    assert.equal(other.json().errorType, 'IDEMPOTENCY_KEY_REUSED');
+    assert.equal((await send(4000, 'refund-key-2')).statusCode, 201, 'a new key is a new refund');
+    assert.equal((await read(id)).refundedAmount, 7000);
+    await verify();
+  });
+
   test('amounts refused: above what is left 422 naming amount; 0, a fraction or a string 400; another seller 403; unpaid 409', async () => {
     const id = await paidSale('PIX');
     const over = await inject('POST', `/api/transactions/${id}/refund`, seller.headers, { amount: 15001 });

@@ -364,3 +364,20 @@ describe('POST /api/webhooks/{id}/test with WEBHOOK_ALLOW_PRIVATE=false', () => 
     assert.match(lastError ?? '', /private/);
   });
 });
+
+describe('POST /api/webhooks/{id}/test, a few a minute', () => {
+  const h = harness();
+
+  test('the eleventh test within a minute is 429 with Retry-After and queues nothing; a minute later tests go again', async () => {
+    const seller = await h.gw.createSeller({ name: 'Loja Ansiosa', email: 'ansiosa@example.com' });
+    const id = await h.webhook(seller, '/ansiosa');
+    for (let i = 0; i < 10; i++) assert.equal((await h.sendTest(seller, id)).statusCode, 202, `test ${i + 1}`);
+    const refused = await h.sendTest(seller, id);
+    assert.equal(refused.statusCode, 429, refused.body);
+    assert.equal(refused.headers['retry-after'], '60');
+    assert.equal((refused.json() as Json).errorType, 'RATE_LIMITED');
+    assert.equal((await h.notifications(seller)).length, 10, 'nothing queued by the refused one');
+    h.tick(61_000);
+    assert.equal((await h.sendTest(seller, id)).statusCode, 202);
+  });
+});
