@@ -149,6 +149,20 @@ export const idempotencyExpiryJob: Job = {
   },
 };
 
+/**
+ * Replaces a stored answer's body with what the request finally answered, for work finished after
+ * its transaction (a refund handed to its provider): a replay then says what the first answer said.
+ */
+export async function finalAnswer(req: Pick<IdempotentRequest, 'db' | 'sellerId' | 'endpoint' | 'key'>, body: unknown): Promise<void> {
+  if (req.key === undefined) return;
+  await req.db.query('UPDATE idempotency_keys SET response_body = $4 WHERE seller_id = $1 AND endpoint = $2 AND key = $3', [
+    req.sellerId,
+    req.endpoint,
+    req.key,
+    JSON.stringify(body),
+  ]);
+}
+
 /** Sends an idempotent answer: a replay goes out as the exact text first sent, marked as such. */
 export function sendAnswer(reply: FastifyReply, answer: StoredResponse) {
   if (answer.replayed) void reply.header('idempotent-replayed', 'true').serializer((s: unknown) => s as string);

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { idempotent, type StoredResponse } from '../http/idempotency.ts';
+import { finalAnswer, idempotent, type StoredResponse } from '../http/idempotency.ts';
 import { dispatchRefund } from './dispatch-refund.ts';
 import { requestRefund } from './refund-moves.ts';
 import { refundView } from './refund-view.ts';
@@ -25,28 +25,29 @@ const endpoints = { API: 'POST /api/transactions/{id}/refund', PANEL: 'POST /pai
  */
 export async function refundSale(ctx: AppContext, ask: RefundAsk, log: FastifyBaseLogger): Promise<StoredResponse> {
   const made: { refund?: RefundRow } = {};
-  const answer = await idempotent(
-    {
-      db: ctx.db,
-      fingerprintKey: ctx.requestFingerprintKey,
-      sellerId: ask.sellerId,
-      endpoint: endpoints[ask.channel],
-      key: ask.idempotencyKey,
-      body: { transactionId: ask.transactionId, amount: ask.amount },
-      now: ctx.clock.now(),
-      // The move is one guarded statement after its read (optimistic): no transaction needed without a key.
-      singleStatement: true,
-    },
-    async (q) => {
-      made.refund = await requestRefund(q, ask.transactionId, { amount: ask.amount, requestedBy: 'SELLER', sellerId: ask.sellerId }, ctx.clock.now());
-      return { status: 201, body: refundView(made.refund) };
-    },
-  );
+  const request = {
+    db: ctx.db,
+    fingerprintKey: ctx.requestFingerprintKey,
+    sellerId: ask.sellerId,
+    endpoint: endpoints[ask.channel],
+    key: ask.idempotencyKey,
+    body: { transactionId: ask.transactionId, amount: ask.amount },
+    now: ctx.clock.now(),
+    // The move is one guarded statement after its read (optimistic): no transaction needed without a key.
+    singleStatement: true,
+  };
+  const answer = await idempotent(request, async (q) => {
+    made.refund = await requestRefund(q, ask.transactionId, { amount: ask.amount, requestedBy: 'SELLER', sellerId: ask.sellerId }, ctx.clock.now());
+    return { status: 201, body: refundView(made.refund) };
+  });
   const { refund } = made;
   if (answer.replayed || !refund) return answer;
   const sent = await dispatchRefund(ctx, refund).catch((error: unknown) => {
     log.warn({ err: error, refundId: refund.id }, 'refund not sent to its provider; will retry');
     return refund;
   });
-  return { status: 201, body: refundView(sent), replayed: false };
+  const body = refundView(sent);
+  // The refund is made: a replay that still reads PENDING is no reason to fail this answer.
+  await finalAnswer(request, body).catch((error: unknown) => log.warn({ err: error, refundId: refund.id }, 'stored answer not updated'));
+  return { status: 201, body, replayed: false };
 }

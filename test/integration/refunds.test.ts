@@ -109,6 +109,7 @@ describe('refunds (CONTRACT §5a)', () => {
     assert.equal(again.statusCode, 201, again.body);
     assert.equal(again.headers['idempotent-replayed'], 'true');
     assert.equal(again.json().id, first.json().id, 'the same refund');
+    assert.deepEqual(again.json(), first.json(), 'the first answer again (SUCCEEDED), not the row as the transaction first wrote it');
     assert.deepEqual(
       (await refunds(id)).map((r: { amount: number }) => r.amount),
       [3000],
