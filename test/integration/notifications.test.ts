@@ -3,16 +3,14 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hostname } from 'node:os';
-import { after, before, describe, test } from 'node:test';
-import { createDeliveryJob, type DeliveryOptions } from '../../src/notifications/delivery.ts';
+import { describe, test } from 'node:test';
 import { moveTransaction } from '../../src/transactions/transitions.ts';
 import { cardExample, pixExample, shippingExample } from '../helpers/fixtures.ts';
 import { fund } from '../helpers/funding.ts';
-import { adminHeaders, type Gateway, POSTBACK_SECRET, type SellerKeys, startGateway } from '../helpers/gateway.ts';
-import { type ReceivedRequest, type Receiver, startReceiver } from '../helpers/receiver.ts';
+import { POSTBACK_SECRET } from '../helpers/gateway.ts';
+import { bodyOf, header, notificationHarness } from '../helpers/notification-harness.ts';
 
 type Json = Record<string, unknown>;
-type DeliveryJob = ReturnType<typeof createDeliveryJob>;
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -70,85 +68,9 @@ const pixBody = (extra: Json = {}): Json => pixExample({ postbackUrl: null }, ex
 const cardBody = (number = '4111111111111111', extra: Json = {}): Json => cardExample(number, '123', extra);
 
 const hmacHex = (raw: Buffer) => createHmac('sha256', POSTBACK_SECRET).update(raw).digest('hex');
-const bodyOf = (r: ReceivedRequest) => JSON.parse(r.body.toString('utf8')) as Json;
-const header = (r: ReceivedRequest, name: string) => {
-  const v = r.headers[name.toLowerCase()];
-  return Array.isArray(v) ? v.join(',') : v;
-};
-
-/** Shared by the suites below: one gateway on an injectable clock, one receiver, jobs closed at the end. */
-function harness(env?: Record<string, string>) {
-  const h = {
-    gw: undefined as unknown as Gateway,
-    rx: undefined as unknown as Receiver,
-    current: new Date('2026-11-21T12:00:00.000Z'),
-    jobs: [] as DeliveryJob[],
-    tick(ms: number) {
-      h.current = new Date(h.current.getTime() + ms);
-    },
-    job(options: DeliveryOptions = {}) {
-      const j = createDeliveryJob({ retryDelaysMs: [60_000], random: () => 0.5, ...options });
-      h.jobs.push(j);
-      return j;
-    },
-    /** One run, and every attempt it started recorded; how many it claimed. */
-    async runOnce(job: DeliveryJob): Promise<number> {
-      const claimed = await job.run(h.gw.ctx);
-      await job.settled();
-      return claimed;
-    },
-    /** Runs the job until a run claims nothing (bounded). */
-    async drain(job: DeliveryJob) {
-      for (let i = 0; i < 50; i++) if ((await h.runOnce(job)) === 0) return;
-      throw new Error('delivery job never ran dry');
-    },
-    async sale(seller: SellerKeys, body: Json) {
-      const res = await h.gw.app.inject({ method: 'POST', url: '/api/sales', headers: seller.headers, payload: body });
-      assert.equal(res.statusCode, 201, res.body);
-      return (res.json() as { sale: { id: number } }).sale.id;
-    },
-    async event(id: number, event: string) {
-      return h.gw.app.inject({ method: 'POST', url: `/admin/transactions/${id}/events`, headers: adminHeaders, payload: { event } });
-    },
-    async move(id: number, ...events: string[]) {
-      for (const e of events) {
-        const res = await h.event(id, e);
-        assert.equal(res.statusCode, 200, `${e}: ${res.body}`);
-      }
-    },
-    async cashoutEvent(id: number, event: string) {
-      const res = await h.gw.app.inject({ method: 'POST', url: `/admin/cashouts/${id}/events`, headers: adminHeaders, payload: { event } });
-      assert.equal(res.statusCode, 200, `${event}: ${res.body}`);
-    },
-    async webhook(seller: SellerKeys, path: string, types: string[] = ['TRANSACTION']) {
-      const res = await h.gw.app.inject({ method: 'POST', url: '/api/webhooks', headers: seller.headers, payload: { url: h.rx.url(path), types } });
-      assert.equal(res.statusCode, 201, res.body);
-      return (res.json() as { id: number }).id;
-    },
-    /** Every notification of the seller, newest first, through the API. */
-    async notifications(seller: SellerKeys) {
-      const res = await h.gw.app.inject({ method: 'GET', url: '/api/notifications?limit=100', headers: seller.headers });
-      assert.equal(res.statusCode, 200, res.body);
-      return (res.json() as { data: Json[] }).data;
-    },
-    async countRows(where: string, params: unknown[]) {
-      return (await h.gw.ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM notifications WHERE ${where}`, params)).rows[0]!.n;
-    },
-  };
-  before(async () => {
-    h.gw = await startGateway({ clock: { now: () => h.current }, ...(env ? { env } : {}) });
-    h.rx = await startReceiver();
-  });
-  after(async () => {
-    for (const j of h.jobs) await j.close();
-    await h.rx?.close();
-    await h.gw?.close();
-  });
-  return h;
-}
 
 describe('notifications', () => {
-  const h = harness();
+  const h = notificationHarness();
 
   describe('webhooks API', () => {
     test('create 201, list, delete 204 then gone; exact shapes', async () => {
@@ -1150,7 +1072,7 @@ describe('notifications', () => {
 });
 
 describe('notifications with WEBHOOK_ALLOW_PRIVATE=false', () => {
-  const h = harness({ WEBHOOK_ALLOW_PRIVATE: 'false' });
+  const h = notificationHarness({ WEBHOOK_ALLOW_PRIVATE: 'false' });
 
   test('loopback and private targets are refused at creation (webhook url, sale postbackUrl)', async () => {
     assert.equal(h.gw.config.webhookAllowPrivate, false);

@@ -4,15 +4,13 @@
  * through the delivery worker, listed in the delivery log and resendable.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { createDeliveryJob, type DeliveryOptions } from '../../src/notifications/delivery.ts';
+import { describe, test } from 'node:test';
 import { pixExample } from '../helpers/fixtures.ts';
 import { fund } from '../helpers/funding.ts';
-import { adminHeaders, type Gateway, type SellerKeys, startGateway } from '../helpers/gateway.ts';
-import { type ReceivedRequest, type Receiver, startReceiver } from '../helpers/receiver.ts';
+import { adminHeaders, type SellerKeys } from '../helpers/gateway.ts';
+import { bodyOf, header, notificationHarness } from '../helpers/notification-harness.ts';
 
 type Json = Record<string, unknown>;
-type DeliveryJob = ReturnType<typeof createDeliveryJob>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 // CONTRACT §3's Notification, then the additive `test`.
@@ -30,12 +28,6 @@ const NOTIFICATION_KEYS = [
   'test',
 ];
 
-const bodyOf = (r: ReceivedRequest) => JSON.parse(r.body.toString('utf8')) as Json;
-const header = (r: ReceivedRequest, name: string) => {
-  const v = r.headers[name.toLowerCase()];
-  return Array.isArray(v) ? v.join(',') : v;
-};
-
 /** The shape of a JSON value: keys in order, and the JSON type of every leaf (null apart). */
 function shapeOf(v: unknown): unknown {
   if (v === null) return 'null';
@@ -44,34 +36,10 @@ function shapeOf(v: unknown): unknown {
   return typeof v;
 }
 
+/** The notification suites' bench, with the two requests these tests make most. */
 function harness(env?: Record<string, string>) {
-  const h = {
-    gw: undefined as unknown as Gateway,
-    rx: undefined as unknown as Receiver,
-    current: new Date('2026-11-21T12:00:00.000Z'),
-    jobs: [] as DeliveryJob[],
-    tick(ms: number) {
-      h.current = new Date(h.current.getTime() + ms);
-    },
-    job(options: DeliveryOptions = {}) {
-      const j = createDeliveryJob({ retryDelaysMs: [60_000], random: () => 0.5, ...options });
-      h.jobs.push(j);
-      return j;
-    },
-    async runOnce(job: DeliveryJob): Promise<number> {
-      const claimed = await job.run(h.gw.ctx);
-      await job.settled();
-      return claimed;
-    },
-    async drain(job: DeliveryJob) {
-      for (let i = 0; i < 50; i++) if ((await h.runOnce(job)) === 0) return;
-      throw new Error('delivery job never ran dry');
-    },
-    async webhook(seller: SellerKeys, path: string, types: string[] = ['TRANSACTION']) {
-      const res = await h.gw.app.inject({ method: 'POST', url: '/api/webhooks', headers: seller.headers, payload: { url: h.rx.url(path), types } });
-      assert.equal(res.statusCode, 201, res.body);
-      return (res.json() as { id: number }).id;
-    },
+  const h = notificationHarness(env);
+  return Object.assign(h, {
     sendTest(seller: SellerKeys, webhookId: number | string, payload?: unknown) {
       return h.gw.app.inject({
         method: 'POST',
@@ -81,34 +49,11 @@ function harness(env?: Record<string, string>) {
       });
     },
     async paidSale(seller: SellerKeys) {
-      const res = await h.gw.app.inject({ method: 'POST', url: '/api/sales', headers: seller.headers, payload: pixExample({ postbackUrl: null }) });
-      assert.equal(res.statusCode, 201, res.body);
-      const id = (res.json() as { sale: { id: number } }).sale.id;
-      const paid = await h.gw.app.inject({
-        method: 'POST',
-        url: `/admin/transactions/${id}/events`,
-        headers: adminHeaders,
-        payload: { event: 'PAYMENT_CONFIRMED' },
-      });
-      assert.equal(paid.statusCode, 200, paid.body);
+      const id = await h.sale(seller, pixExample({ postbackUrl: null }));
+      await h.move(id, 'PAYMENT_CONFIRMED');
       return id;
     },
-    async notifications(seller: SellerKeys) {
-      const res = await h.gw.app.inject({ method: 'GET', url: '/api/notifications?limit=100', headers: seller.headers });
-      assert.equal(res.statusCode, 200, res.body);
-      return (res.json() as { data: Json[] }).data;
-    },
-  };
-  before(async () => {
-    h.gw = await startGateway({ clock: { now: () => h.current }, ...(env ? { env } : {}) });
-    h.rx = await startReceiver();
   });
-  after(async () => {
-    for (const j of h.jobs) await j.close();
-    await h.rx?.close();
-    await h.gw?.close();
-  });
-  return h;
 }
 
 describe('POST /api/webhooks/{id}/test', () => {
