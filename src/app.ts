@@ -4,6 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
+import { adyenNotificationRoutes } from './adyen/notification-routes.ts';
 import { cashoutAdminRoutes, cashoutRoutes } from './cashouts/routes.ts';
 import type { AppContext } from './context.ts';
 import { errorBody } from './domain/errors.ts';
@@ -14,6 +15,7 @@ import { clientError, frameworkError, handleError } from './http/errors.ts';
 import { healthRoutes } from './http/health-routes.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { createRateLimits, type MsClock } from './http/rate-limit.ts';
+import type { Router } from './http/router.ts';
 import { ledgerAdminRoutes } from './ledger/admin-routes.ts';
 import { balanceRoutes } from './ledger/balance-routes.ts';
 import { statementRoutes } from './ledger/statement-routes.ts';
@@ -165,8 +167,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
   });
   // The seller panel: its own session cookie, forms and HTML (CONTRACT §12).
   await app.register(async (panel) => panelRoutes(panel, ctx));
-  // The PSP's calls: no API keys; the secret in the path is the credential.
-  await app.register(async (psp) => pixCallbackRoutes(psp, ctx));
+  await app.register(async (providers) => providerRoutes(providers, ctx));
   await app.register(async (operator) => {
     operator.addHook('onRequest', operatorHook);
     await sandboxPixRoutes(operator, ctx);
@@ -179,4 +180,12 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
     await cashoutAdminRoutes(operator, ctx);
   });
   return app;
+}
+
+/** The payment providers' calls: no API keys. */
+async function providerRoutes(app: Router, ctx: AppContext): Promise<void> {
+  // The PSP's: the secret in the path is the credential.
+  await pixCallbackRoutes(app, ctx);
+  // Adyen's: HTTP Basic and each item's HMAC are the credentials.
+  if (ctx.adyen) await adyenNotificationRoutes(app, ctx, ctx.adyen);
 }

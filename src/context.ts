@@ -1,3 +1,4 @@
+import type { AdyenRail } from './adyen/adyen-rail.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/db.ts';
 import type { PixRail } from './pix/pix-rail.ts';
@@ -18,6 +19,8 @@ export interface AppContext {
   providers: Providers;
   /** The PIX rail: the API Pix connector and, with the sandbox, the embedded PSP. */
   pix: PixRail;
+  /** The Adyen card rail (CARD_PROVIDER=adyen); null with the sandbox card processor. */
+  adyen: AdyenRail | null;
   /** Keys the card fingerprint (HMAC), so equal cards match without the number being kept. */
   cardFingerprintKey: string;
   /** Keys the stored fingerprint of idempotent request bodies, which may hold card data. */

@@ -1,6 +1,8 @@
+import { createAdyenFollowupJob } from './adyen/jobs.ts';
 import { type App, buildApp } from './app.ts';
 import { payoutAutopilotJob } from './cashouts/jobs.ts';
 import { type Config, ConfigError, loadConfig, type Role } from './config.ts';
+import type { AppContext } from './context.ts';
 import { idempotencyExpiryJob } from './http/idempotency.ts';
 import { createDeliveryJob } from './notifications/delivery.ts';
 import { createPixReconcileJob } from './pix/reconcile-job.ts';
@@ -25,7 +27,7 @@ async function main(): Promise<void> {
     server = app;
     console.log(`gateway (${role}) listening on ${address} — API docs at ${address}/docs`);
   }
-  const workers = new WorkerRunner(ctx, role === 'api' ? [] : allJobs(config), app.log);
+  const workers = new WorkerRunner(ctx, role === 'api' ? [] : allJobs(config, ctx), app.log);
   await workers.start();
   console.log(
     config.secretsFile
@@ -48,7 +50,7 @@ async function main(): Promise<void> {
 }
 
 /** The jobs this gateway runs; features add theirs here. */
-function allJobs(config: Config): Job[] {
+function allJobs(config: Config, ctx: AppContext): Job[] {
   return [
     createDeliveryJob(),
     expiryJob,
@@ -56,6 +58,7 @@ function allJobs(config: Config): Job[] {
     idempotencyExpiryJob,
     createRefundDispatchJob(),
     createPixReconcileJob(config),
+    ...(ctx.adyen ? [createAdyenFollowupJob(ctx.adyen)] : []),
     ...(config.sandboxAutopilot ? [cardAutopilotJob, payoutAutopilotJob] : []),
   ];
 }

@@ -1,4 +1,6 @@
 import { createHmac } from 'node:crypto';
+import { openAdyenRail } from './adyen/adyen-rail.ts';
+import { adyenCardProcessor, adyenRefunds } from './adyen/card-processor.ts';
 import type { Config } from './config.ts';
 import { type AppContext, type Clock, systemClock } from './context.ts';
 import { migrate } from './db/migrate.ts';
@@ -18,6 +20,8 @@ export async function createContext(config: Config, clock: Clock = systemClock):
     const authenticator = new ApiKeyAuthenticator(db);
     await authenticator.start();
     const sandbox = sandboxProviders(config);
+    const adyen = config.cardRail.adyen ? openAdyenRail(config.cardRail.adyen) : null;
+    const pixRefunds = apiPixRefunds(pix, sandbox.refunds, config.pixRail.provider === 'sandbox');
     // Derived, so no extra secret to manage; rotating POSTBACK_SECRET re-keys future fingerprints.
     const derive = (purpose: string) => createHmac('sha256', config.postbackSecret).update(purpose).digest('hex');
     return {
@@ -28,9 +32,11 @@ export async function createContext(config: Config, clock: Clock = systemClock):
       providers: {
         ...sandbox,
         pix: apiPixCharges(pix, config),
-        refunds: apiPixRefunds(pix, sandbox.refunds, config.pixRail.provider === 'sandbox'),
+        card: adyen ? adyenCardProcessor(adyen.client, adyen.connection) : sandbox.card,
+        refunds: adyen ? adyenRefunds(adyen.client, adyen.connection, pixRefunds) : pixRefunds,
       },
       pix,
+      adyen,
       cardFingerprintKey: derive('card-fingerprint-v1'),
       requestFingerprintKey: derive('request-fingerprint-v1'),
     };
@@ -44,5 +50,6 @@ export async function createContext(config: Config, clock: Clock = systemClock):
 export async function closeContext(ctx: AppContext): Promise<void> {
   await ctx.authenticator.stop();
   await ctx.pix.close();
+  await ctx.adyen?.client.close();
   await ctx.db.close();
 }

@@ -1,5 +1,5 @@
 import type { CardBrand } from '../domain/card.ts';
-import type { PaymentMethod } from '../domain/transaction-states.ts';
+import type { PaymentMethod, TransactionEvent } from '../domain/transaction-states.ts';
 
 /**
  * What the gateway asks of payment providers. Sales are persisted with what the provider answers
@@ -38,9 +38,32 @@ export interface CardAuthorization {
   /** Kept with the sale (provider_data) for the provider's own later steps; never card data. */
   providerData: Record<string, unknown>;
 }
+/** A written card sale handed to a processor that decides over the network; the card lives only in memory. */
+export interface CardSubmission {
+  saleId: number;
+  amountCents: number;
+  method: 'CREDIT_CARD' | 'DEBIT_CARD';
+  installments: number;
+  card: { number: string; holderName: string; expirationMonth: number; expirationYear: number; cvv: string; brand: CardBrand };
+  customer: { name: string; email: string; document: string | null; phone: string | null };
+  shipping: { street: string; number: string; city: string; state: string; zipCode: string } | null;
+}
+/** What the processor answered: the moves to apply to the PENDENTE sale, and what to keep with it. */
+export interface CardVerdict {
+  /** The processor's id for the payment; null when it gave none (the sale keeps its reference). */
+  externalId: string | null;
+  events: TransactionEvent[];
+  providerData: Record<string, unknown>;
+}
 export interface CardProcessor {
-  /** Hands the card to the processor; the number is used here and never stored by the gateway. */
-  authorize(input: { amountCents: number; installments: number; brand: CardBrand; number: string }): CardAuthorization;
+  /** At the sale's write: what is kept with it. The number is used here and never stored by the gateway. */
+  authorize(input: { saleId: number; amountCents: number; installments: number; brand: CardBrand; number: string }): CardAuthorization;
+  /**
+   * After the sale is written (PENDENTE), outside any database transaction: a processor that decides
+   * over the network is handed the card here. Null for the sandbox, whose autopilot plays the outcome.
+   * Never throws: a processor that cannot be reached is a verdict too (FALHA).
+   */
+  submit: ((sale: CardSubmission) => Promise<CardVerdict>) | null;
 }
 
 export type PayoutOutcome = 'COMPLETED' | 'REJECTED';
@@ -63,6 +86,8 @@ export interface RefundInput {
   externalTransactionId: string;
   /** The Pix that paid a PIX sale (null when an operator event paid it). */
   pixEndToEndId: string | null;
+  /** What the sale's provider kept with it at creation (which card processor made it). */
+  providerData: Record<string, unknown> | null;
 }
 export interface RefundProvider {
   /**

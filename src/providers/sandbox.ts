@@ -38,6 +38,7 @@ export function sandboxProviders(config: Pick<Config, 'boletoBankCode'>): Sandbo
         // The sandbox decides now, while it sees the number; the autopilot plays the outcome later.
         return { externalId: externalId('card'), providerData: { sandboxOutcome: sandboxCardOutcome(number) } };
       },
+      submit: null,
     },
     payout: {
       send({ pixKey, pixKeyType }) {

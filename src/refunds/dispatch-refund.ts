@@ -19,6 +19,7 @@ export async function dispatchRefund(ctx: AppContext, refund: RefundRow): Promis
     paymentMethod: sale.payment_method,
     externalTransactionId: sale.external_transaction_id,
     pixEndToEndId: sale.pix_end_to_end_id,
+    providerData: sale.provider_data,
   });
   if (outcome.status === 'PENDING') {
     await setProviderRef(ctx.db, Number(refund.id), outcome.providerRef);

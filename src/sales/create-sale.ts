@@ -142,9 +142,18 @@ async function methodFields(q: Queryable, deps: SaleDeps, sale: SaleRequest, now
     case 'DEBIT_CARD': {
       const card = sale.card!;
       const installments = sale.installments ?? 1;
-      const auth = deps.providers.card.authorize({ amountCents: sale.amount, installments, brand: card.brand, number: card.number });
+      // The sale id is the processor's reference for the payment (CONTRACT §11.2), so it is drawn first.
+      const id = one(await q.query<{ id: number }>("SELECT nextval('transactions_id_seq') AS id")).id;
+      const auth = deps.providers.card.authorize({
+        saleId: Number(id),
+        amountCents: sale.amount,
+        installments,
+        brand: card.brand,
+        number: card.number,
+      });
       return {
         ...none,
+        id,
         installments: sale.paymentMethod === 'CREDIT_CARD' ? installments : null,
         card: { brand: card.brand, lastFour: card.lastFour, bin: card.bin, fingerprint: cardFingerprint(card.number, deps.cardFingerprintKey) },
         externalId: auth.externalId,

@@ -7,6 +7,7 @@ import { SaleBody } from '../domain/sale-schema.ts';
 import { idempotent, sendAnswer } from '../http/idempotency.ts';
 import { errorResponses, type Router, sellerSecurity } from '../http/router.ts';
 import { notificationUrlProblem } from '../notifications/target-url.ts';
+import { submitCardSale } from './card-payment.ts';
 import { createSale, prepareCharge } from './create-sale.ts';
 import { SaleCreated, saleCreatedView } from './sale-view.ts';
 
@@ -57,7 +58,19 @@ export async function saleRoutes(app: Router, ctx: AppContext): Promise<void> {
             }
           : undefined,
       );
+      // After the sale is written and outside its transaction: a processor that decides over the
+      // network gets the card now (CONTRACT §11.2). A replay sends nothing again.
+      if (parsed.ok && answer.status === 201 && !answer.replayed) {
+        const saleId = (answer.body as { sale: { id: number } }).sale.id;
+        await submitCardSale(ctx, saleId, parsed.value, cvvOf(request.body), request.log);
+      }
       return sendAnswer(reply, answer);
     },
   );
+}
+
+/** The CVV, which the validated sale never carries (it may be logged or stored): read from the body once, for the processor. */
+function cvvOf(body: unknown): string {
+  const cvv = (body as { card?: { cvv?: unknown } } | null)?.card?.cvv;
+  return typeof cvv === 'string' ? cvv : '';
 }

@@ -45,7 +45,7 @@ export const cardAutopilotJob: Job = {
         `
         SELECT id, status, provider_data->>'sandboxOutcome' AS outcome FROM transactions
         WHERE status IN ('PENDENTE', 'EM_PROCESSAMENTO') AND payment_method IN ('CREDIT_CARD', 'DEBIT_CARD')
-          AND updated_at <= $1
+          AND provider_data ? 'sandboxOutcome' AND updated_at <= $1
         ORDER BY updated_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
         [new Date(now.getTime() - autopilot_step_ms), batch_size],
       );

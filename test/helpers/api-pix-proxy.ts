@@ -1,10 +1,29 @@
 /**
- * A pass-through HTTP proxy that checks every request and answer against the API Pix file: tests
- * point a client at `url` and, at the end, assert that `violations` is empty.
+ * A pass-through HTTP proxy that checks every request and answer against a provider's file (the API
+ * Pix file unless told otherwise): tests point a client at `url` and, at the end, assert that
+ * `violations` is empty.
  */
 import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { checkApiPixRequest, checkApiPixResponse } from './api-pix-checks.ts';
+
+/** What the proxy checks each exchange with; each function returns violations as sentences. */
+export interface ExchangeChecker {
+  /** Whether an exchange is checked at all (path relative to the API root); all are when absent. */
+  checks?(path: string): boolean;
+  request(request: { method: string; path: string; headers: IncomingHttpHeaders; body: unknown }): string[];
+  response(response: { method: string; path: string; status: number; body: unknown; contentType?: string }): string[];
+}
+
+/** The API Pix checker, loaded (with the file) only when a proxy uses it. */
+async function apiPixChecker(): Promise<ExchangeChecker> {
+  const { checkApiPixRequest, checkApiPixResponse } = await import('./api-pix-checks.ts');
+  return {
+    // The token endpoint is OAuth2's, outside the file: forwarded as it is.
+    checks: (path) => !path.split('?')[0]!.endsWith('/oauth/token'),
+    request: checkApiPixRequest,
+    response: checkApiPixResponse,
+  };
+}
 
 export interface ValidatingProxy {
   /** Base URL standing for the API root: `${url}/cob/…` reaches `${target}/cob/…`. */
@@ -69,11 +88,15 @@ function forward(target: URL, agent: Agent, req: IncomingMessage, body: Buffer, 
   });
 }
 
-/** Starts the proxy on 127.0.0.1 (ephemeral port) in front of `target`, an http base URL such as `http://127.0.0.1:PORT/api/v2`. */
-export async function startValidatingProxy(options: { target: string; timeoutMs?: number }): Promise<ValidatingProxy> {
+/**
+ * Starts the proxy on 127.0.0.1 (ephemeral port) in front of `target`, an http base URL such as
+ * `http://127.0.0.1:PORT/api/v2`, checking with `checker` (the API Pix file's by default).
+ */
+export async function startValidatingProxy(options: { target: string; timeoutMs?: number; checker?: ExchangeChecker }): Promise<ValidatingProxy> {
   const target = new URL(options.target);
   if (target.protocol !== 'http:') throw new Error(`the proxy forwards to http only, not ${options.target}`);
   const timeoutMs = options.timeoutMs ?? 10_000;
+  const checker = options.checker ?? (await apiPixChecker());
   const violations: string[] = [];
   const agent = new Agent({ keepAlive: true });
 
@@ -84,17 +107,16 @@ export async function startValidatingProxy(options: { target: string; timeoutMs?
     const seen: string[] = [];
     try {
       const raw = await readBody(req);
-      // The token endpoint is OAuth2's, outside the file: forwarded as it is.
-      const checked = !path.split('?')[0]!.endsWith('/oauth/token');
+      const checked = checker.checks?.(path) ?? true;
       if (checked) {
         const body = parseJson(raw, 'request body', seen);
-        seen.push(...checkApiPixRequest({ method, path, headers: req.headers, body }));
+        seen.push(...checker.request({ method, path, headers: req.headers, body }));
       }
       const answer = await forward(target, agent, req, raw, timeoutMs);
       if (checked) {
         const body = parseJson(answer.body, `response ${answer.status} body`, seen);
         const contentType = [answer.headers['content-type']].flat()[0];
-        seen.push(...checkApiPixResponse({ method, path, status: answer.status, body, contentType }).map((v) => `→ ${answer.status}: ${v}`));
+        seen.push(...checker.response({ method, path, status: answer.status, body, contentType }).map((v) => `→ ${answer.status}: ${v}`));
       }
       const headers = Object.fromEntries(Object.entries(answer.headers).filter(([k]) => !HOP_BY_HOP.has(k)));
       res.writeHead(answer.status, { ...headers, 'content-length': String(answer.body.length) });

@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { loadCardRailConfig } from '../../src/adyen/adyen-config.ts';
+import { actionOf, type NotificationItem } from '../../src/adyen/event-mapping.ts';
+import { notificationHmac, validNotificationHmac } from '../../src/adyen/hmac.ts';
+import { eventsToPaid, paymentRequest, paymentVerdict } from '../../src/adyen/payment-request.ts';
+import { ConfigError } from '../../src/config.ts';
+import { checkAdyenRequest } from '../helpers/adyen-spec.ts';
+
+// Adyen's own published vector (adyen-php-api-library, tests/Adyen/Util/HmacSignatureTest.php).
+const adyen_key = Buffer.from('DFB1EB5485895CFA84146406857104ABB4CBCABDC8AAF103A624C8F6A3EAAB00', 'hex');
+const adyen_item = {
+  pspReference: '7914073381342284',
+  merchantAccountCode: 'TestMerchant',
+  merchantReference: 'TestPayment-1407325143704',
+  amount: { value: 1130, currency: 'EUR' },
+  eventCode: 'AUTHORISATION',
+  success: 'true',
+};
+
+test("notification HMAC: Adyen's published vector, and any changed field or key refused", () => {
+  assert.equal(notificationHmac(adyen_item, adyen_key), 'Ny9gS2veKo5E4w8/OL6xz1/wvT/hYkAXy1xNc/QvO4I=');
+  assert.ok(validNotificationHmac(adyen_item, 'Ny9gS2veKo5E4w8/OL6xz1/wvT/hYkAXy1xNc/QvO4I=', adyen_key));
+  assert.ok(
+    !validNotificationHmac({ ...adyen_item, amount: { value: 1131, currency: 'EUR' } }, 'Ny9gS2veKo5E4w8/OL6xz1/wvT/hYkAXy1xNc/QvO4I=', adyen_key),
+  );
+  assert.ok(!validNotificationHmac({ ...adyen_item, success: 'false' }, 'Ny9gS2veKo5E4w8/OL6xz1/wvT/hYkAXy1xNc/QvO4I=', adyen_key));
+  assert.ok(!validNotificationHmac(adyen_item, 'Ny9gS2veKo5E4w8/OL6xz1/wvT/hYkAXy1xNc/QvO4I=', Buffer.alloc(32)));
+  assert.ok(!validNotificationHmac(adyen_item, undefined, adyen_key));
+  assert.ok(!validNotificationHmac(adyen_item, '', adyen_key));
+});
+
+const item = (eventCode: string, success: 'true' | 'false' = 'true', additionalData?: Record<string, string>): NotificationItem => ({
+  eventCode,
+  success,
+  pspReference: 'PSP',
+  merchantReference: '1',
+  merchantAccountCode: 'M',
+  amount: { value: 100, currency: 'BRL' },
+  ...(additionalData ? { additionalData } : {}),
+});
+
+test('event codes map onto CONTRACT §6 as the README table says', () => {
+  assert.deepEqual(actionOf(item('AUTHORISATION')), { kind: 'authorisation', authorised: true });
+  assert.deepEqual(actionOf(item('AUTHORISATION', 'false')), { kind: 'authorisation', authorised: false });
+  assert.deepEqual(actionOf(item('CAPTURE')), { kind: 'capture', captured: true });
+  assert.deepEqual(actionOf(item('CAPTURE_FAILED')), { kind: 'capture', captured: false });
+  assert.deepEqual(actionOf(item('CANCELLATION')), { kind: 'cancellation' });
+  assert.deepEqual(actionOf(item('REFUND')), { kind: 'refund', outcome: { status: 'SUCCEEDED' } });
+  assert.equal(actionOf(item('REFUND', 'false')).kind, 'refund');
+  assert.equal((actionOf(item('REFUND_FAILED')) as { outcome: { status: string } }).outcome.status, 'FAILED');
+  assert.deepEqual(actionOf(item('NOTIFICATION_OF_CHARGEBACK')), { kind: 'dispute', step: 'opened' });
+  assert.deepEqual(actionOf(item('CHARGEBACK')), { kind: 'dispute', step: 'opened' });
+  assert.deepEqual(actionOf(item('CHARGEBACK', 'true', { disputeStatus: 'Lost' })), { kind: 'dispute', step: 'lost' });
+  assert.deepEqual(actionOf(item('CHARGEBACK', 'true', { disputeStatus: 'Accepted' })), { kind: 'dispute', step: 'lost' });
+  assert.deepEqual(actionOf(item('CHARGEBACK_REVERSED')), { kind: 'dispute', step: 'reversed' });
+  assert.deepEqual(actionOf(item('SECOND_CHARGEBACK')), { kind: 'dispute', step: 'lost' });
+  assert.deepEqual(actionOf(item('PREARBITRATION_LOST')), { kind: 'dispute', step: 'lost' });
+  assert.equal(actionOf(item('REPORT_AVAILABLE')).kind, 'ignore');
+});
+
+test('resultCode → moves of the PENDENTE sale; authorised money reaches PAGO from where it can', () => {
+  assert.deepEqual(paymentVerdict('Authorised'), { events: ['SENT_TO_PROCESSOR'], authorised: true, cancel: false });
+  assert.deepEqual(paymentVerdict('Refused').events, ['SENT_TO_PROCESSOR', 'DECLINED']);
+  assert.deepEqual(paymentVerdict('Error').events, ['PROCESSING_ERROR']);
+  assert.deepEqual(paymentVerdict('Received').events, ['SENT_TO_PROCESSOR']);
+  assert.deepEqual(paymentVerdict('RedirectShopper'), { events: ['PROCESSING_ERROR'], authorised: false, cancel: true });
+  assert.deepEqual(paymentVerdict(undefined).cancel, true);
+  assert.deepEqual(eventsToPaid('PENDENTE'), ['SENT_TO_PROCESSOR', 'APPROVED']);
+  assert.deepEqual(eventsToPaid('FALHA'), ['RETRY_PROCESSED']);
+  assert.deepEqual(eventsToPaid('PAGO'), []);
+  assert.equal(eventsToPaid('CANCELADO'), null);
+  assert.equal(eventsToPaid('RECUSADO'), null);
+});
+
+test('the /payments body passes the official Checkout file, with shopper data, shipping and installments', () => {
+  const body = paymentRequest(
+    { merchantAccount: 'LojaBR', capture: 'manual', returnUrl: 'https://gateway.invalid/adyen/return' },
+    {
+      saleId: 42,
+      amountCents: 16000,
+      method: 'CREDIT_CARD',
+      installments: 3,
+      card: { number: '4111111111111111', holderName: 'MARIA SILVA', expirationMonth: 3, expirationYear: 2030, cvv: '737', brand: 'VISA' },
+      customer: { name: 'Maria da Silva', email: 'maria@example.com', document: '52998224725', phone: '11987654321' },
+      shipping: { street: 'Rua A', number: '10', city: 'São Paulo', state: 'SP', zipCode: '01001000' },
+    },
+  );
+  assert.deepEqual(checkAdyenRequest({ method: 'POST', path: '/payments', body }), []);
+  assert.equal(body.reference, '42');
+  assert.deepEqual(body.installments, { value: 3 });
+  assert.deepEqual(body.shopperName, { firstName: 'Maria', lastName: 'da Silva' });
+  assert.equal(body.telephoneNumber, '+5511987654321');
+  assert.deepEqual(body.additionalData, { manualCapture: 'true' });
+  assert.equal((body.paymentMethod as { expiryMonth: string }).expiryMonth, '03');
+});
+
+test('CARD_PROVIDER=adyen needs its settings, each bad one named', () => {
+  assert.deepEqual(loadCardRailConfig({}), { provider: 'sandbox', adyen: null });
+  const full = {
+    CARD_PROVIDER: 'adyen',
+    ADYEN_API_KEY: 'k',
+    ADYEN_MERCHANT_ACCOUNT: 'LojaBR',
+    ADYEN_CHECKOUT_URL: 'https://checkout-test.adyen.com/v71/',
+    ADYEN_HMAC_KEY: '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056',
+    ADYEN_NOTIFICATION_USERNAME: 'u',
+    ADYEN_NOTIFICATION_PASSWORD: 'p',
+  };
+  const loaded = loadCardRailConfig(full).adyen!;
+  assert.equal(loaded.checkoutUrl, 'https://checkout-test.adyen.com/v71');
+  assert.equal(loaded.capture, 'automatic');
+  assert.equal(loaded.hmacKey.length, 32);
+  assert.throws(
+    () => loadCardRailConfig({ ...full, ADYEN_API_KEY: '' }),
+    (e: Error) => e instanceof ConfigError && /ADYEN_API_KEY/.test(e.message),
+  );
+  assert.throws(() => loadCardRailConfig({ ...full, ADYEN_HMAC_KEY: 'xyz' }), /ADYEN_HMAC_KEY/);
+  assert.throws(() => loadCardRailConfig({ ...full, ADYEN_CHECKOUT_URL: 'http://checkout-test.adyen.com/v71' }), /https/);
+  assert.throws(() => loadCardRailConfig({ ...full, ADYEN_CAPTURE: 'later' }), /ADYEN_CAPTURE/);
+});
