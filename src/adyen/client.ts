@@ -1,6 +1,6 @@
 /**
  * Adyen's Checkout API v71 as the gateway uses it: payments, captures, refunds, cancels and
- * reversals, each with an Idempotency-Key (Adyen keeps them at least 7 days), so that a call whose
+ * reversals, each with an Idempotency-Key (Adyen keeps them for weeks), so that a call whose
  * answer was lost is simply sent again. Bounded in time; never logs a request body (card data).
  */
 import { Agent, request } from 'undici';
@@ -68,7 +68,10 @@ export function createAdyenClient(connection: AdyenConnection): AdyenClient {
   };
   return {
     async payment(body, key) {
-      return (await call('POST /payments', '/payments', body, key)) as PaymentAnswer;
+      const answer = (await call('POST /payments', '/payments', body, key)) as PaymentAnswer | undefined;
+      if (typeof answer !== 'object' || answer === null || typeof answer.resultCode !== 'string')
+        throw new AdyenError('invalid-answer', 'POST /payments', 'no resultCode in the answer');
+      return answer;
     },
     async modify(kind, psp, body, key) {
       const operation = `POST /payments/{paymentPspReference}/${kind}`;
@@ -113,6 +116,8 @@ async function exchange(agent: Agent, c: AdyenConnection, operation: string, pat
   if (status >= 200 && status < 300) return json;
   const problem = (json ?? {}) as { errorCode?: string; message?: string };
   const reason = `HTTP ${status}${problem.errorCode ? ` ${problem.errorCode}` : ''}${problem.message ? `: ${String(problem.message).slice(0, 200)}` : ''}`;
-  // 401/403 are our credentials or account: no use retrying, and not the seller's fault either.
-  throw new AdyenError(status >= 500 || status === 429 ? 'server' : 'refused', operation, reason, status, problem.errorCode ?? null);
+  // Final only when Adyen judged the request itself. Our credentials or account (401, 403), a key still
+  // in use by the first attempt (409, errorCode 704) or a rate limit (429) are worth asking again.
+  const again = status >= 500 || [401, 403, 409, 429].includes(status) || problem.errorCode === '704';
+  throw new AdyenError(again ? 'server' : 'refused', operation, reason, status, problem.errorCode ?? null);
 }

@@ -3,11 +3,10 @@ import { moveTransaction } from '../transactions/transitions.ts';
 import type { Job } from '../workers/job.ts';
 import type { AdyenRail } from './adyen-rail.ts';
 import { capturePayment } from './card-processor.ts';
+import { AdyenError } from './client.ts';
 import { type OwedReversal, sendReversal } from './notifications.ts';
 
 const batch_size = 20;
-// Longer than a sale request can take (two Adyen calls at their timeout): a sale still PENDENTE then was never handed over.
-const stale_after_ms = 120_000;
 // A capture younger than this may still be in its request's or notification's hands.
 const capture_grace_ms = 10_000;
 // A failed round waits this long before asking Adyen again.
@@ -30,14 +29,17 @@ export function createAdyenFollowupJob(rail: AdyenRail): Job {
       const note = (what: string) => (error: unknown) => {
         failures.push(`${what}: ${error instanceof Error ? error.message : String(error)}`);
       };
-      let done = await sweepStale(ctx, new Date(now - stale_after_ms));
+      // Longer than a sale request can take (a payment asked twice, then a capture or a cancel, each at
+      // the timeout): a sale still PENDENTE after that was never handed over.
+      let done = await sweepStale(ctx, new Date(now - 4 * rail.connection.timeoutMs - 30_000));
       const captures = rail.connection.capture === 'manual' ? await capturesDue(ctx, new Date(now - capture_grace_ms)) : [];
       for (const sale of captures) {
         await capturePayment(rail.client, rail.connection, sale.id, sale.psp, Number(sale.amount))
-          .then((c) =>
+          .then((c) => c.pspReference, refusedForGood)
+          .then((ref) =>
             ctx.db.query(`UPDATE transactions SET provider_data = provider_data || jsonb_build_object('captureRef', $2::text) WHERE id = $1`, [
               sale.id,
-              c.pspReference,
+              ref,
             ]),
           )
           .then(() => done++, note(`capture of sale ${sale.id}`));
@@ -54,6 +56,12 @@ export function createAdyenFollowupJob(rail: AdyenRail): Job {
       return done;
     },
   };
+}
+
+/** A capture Adyen refuses (4xx) is not asked again: recorded as refused, for the operator; a CAPTURE_FAILED may follow. */
+function refusedForGood(error: unknown): string {
+  if (error instanceof AdyenError && !error.retryable) return `refused: ${error.message.slice(0, 200)}`;
+  throw error;
 }
 
 const adyen_card = `payment_method IN ('CREDIT_CARD', 'DEBIT_CARD') AND provider_data->>'provider' = 'adyen'`;

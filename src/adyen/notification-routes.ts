@@ -6,7 +6,7 @@ import type { Router } from '../http/router.ts';
 import type { AdyenRail } from './adyen-rail.ts';
 import type { NotificationItem } from './event-mapping.ts';
 import { validNotificationHmac } from './hmac.ts';
-import { applyAdyenItem } from './notifications.ts';
+import { applyAdyenItem, for_operator } from './notifications.ts';
 
 // The fields the gateway reads; Adyen's items carry more (the official file describes them all).
 const Item = Type.Object({
@@ -75,7 +75,9 @@ export async function adyenNotificationRoutes(app: Router, ctx: AppContext, rail
           continue;
         }
         const outcome = await applyAdyenItem(ctx, rail, item);
-        request.log.info({ pspReference: item.pspReference, eventCode: item.eventCode, success: item.success, outcome }, 'Adyen notification');
+        const said = { pspReference: item.pspReference, eventCode: item.eventCode, success: item.success, outcome };
+        if (outcome.startsWith(for_operator)) request.log.error(said, 'Adyen notification needs the operator');
+        else request.log.info(said, 'Adyen notification');
       }
       return reply.type('text/plain; charset=utf-8').send('[accepted]');
     },

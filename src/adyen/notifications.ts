@@ -7,6 +7,7 @@
 import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/db.ts';
 import { maybeOne } from '../db/sql.ts';
+import { ApiError } from '../domain/errors.ts';
 import type { TransactionEvent, TransactionStatus } from '../domain/transaction-states.ts';
 import { settleRefund } from '../refunds/refund-moves.ts';
 import { moveTransaction } from '../transactions/transitions.ts';
@@ -15,6 +16,9 @@ import { capturePayment } from './card-processor.ts';
 import { AdyenError } from './client.ts';
 import { actionOf, type NotificationAction, type NotificationItem } from './event-mapping.ts';
 import { eventsToPaid, eventsToRefused } from './payment-request.ts';
+
+/** Outcomes that begin so need a person: the log shows them as errors. */
+export const for_operator = 'FOR THE OPERATOR:';
 
 interface CardSale {
   id: number;
@@ -66,10 +70,11 @@ export async function applyAdyenItem(ctx: AppContext, rail: AdyenRail, item: Not
 async function decide(q: Queryable, rail: AdyenRail, item: NotificationItem, action: NotificationAction, at: Date): Promise<Applied> {
   if (action.kind === 'ignore') return { outcome: `ignored: ${action.why}`, saleId: null, followup: null };
   if (action.kind === 'refund') return settleAdyenRefund(q, item, action.outcome, at);
-  const sale = await findSale(q, item);
+  const sale = await findSale(q, item, action.kind === 'dispute');
   if (!sale) return { outcome: 'ignored: no card sale of this gateway has this payment', saleId: null, followup: null };
   const plan = planFor(rail, sale, item, action);
-  if (action.kind === 'authorisation' && action.authorised) {
+  // Money that goes back is not this sale's payment: the sale keeps its own ids.
+  if (action.kind === 'authorisation' && action.authorised && plan.followup !== 'REVERSAL') {
     await q.query(
       `UPDATE transactions SET external_transaction_id = $2, provider_data = coalesce(provider_data, '{}'::jsonb) || '{"authorised": true}' WHERE id = $1`,
       [sale.id, item.pspReference],
@@ -107,7 +112,7 @@ function planFor(rail: AdyenRail, sale: CardSale, item: NotificationItem, action
     case 'capture': {
       if (!action.captured)
         return sale.status === 'PAGO'
-          ? { ...none, note: 'capture failed for a PAGO sale: for the operator' }
+          ? { ...none, note: `${for_operator} capture failed for a PAGO sale` }
           : { ...none, events: ['PROCESSING_ERROR'] };
       const paid = eventsToPaid(sale.status);
       return paid === null ? { ...none, followup: 'REVERSAL', note: `captured for a ${sale.status} sale: returned` } : { ...none, events: paid };
@@ -132,6 +137,10 @@ async function applyEvents(q: Queryable, saleId: number, events: TransactionEven
     const moved = await moveTransaction(q, saleId, event, at);
     if (moved.kind === 'moved') said.push(`${event}: ${moved.from} → ${moved.row.status}`);
     else if (moved.kind === 'refused') {
+      // A refund of the sale still PENDING holds the move back, not for ever: the whole item is rolled
+      // back and Adyen, answered 503, sends it again later.
+      if (moved.row.refund_pending > 0)
+        throw new ApiError('SERVICE_UNAVAILABLE', `${event} waits for a pending refund of sale ${saleId}; send again later`);
       said.push(`${event} refused: ${moved.reason}`);
       break;
     }
@@ -139,21 +148,26 @@ async function applyEvents(q: Queryable, saleId: number, events: TransactionEven
   return said.join('; ');
 }
 
-// The payment's own pspReference is the item's originalReference for a modification, its pspReference otherwise.
-async function findSale(q: Queryable, item: NotificationItem): Promise<CardSale | null> {
+/**
+ * The payment's own pspReference is the item's originalReference for a modification, its pspReference
+ * otherwise. Before Adyen's answer was recorded the sale is known by our reference: the sale id (a
+ * payment's merchantReference) or `capture-{id}` (a capture's). A dispute may carry a pspReference of
+ * its own and no originalReference; it keeps the payment's merchantReference, which is then enough.
+ */
+async function findSale(q: Queryable, item: NotificationItem, byReference: boolean): Promise<CardSale | null> {
   const refs = [item.originalReference, item.pspReference].filter((r): r is string => typeof r === 'string' && r !== '');
   const columns = `id, status, amount, external_transaction_id, provider_data->>'captureRef' AS capture_ref`;
   const adyen = `payment_method IN ('CREDIT_CARD', 'DEBIT_CARD') AND provider_data->>'provider' = 'adyen'`;
   const byPsp = maybeOne(
     await q.query<CardSale>(`SELECT ${columns} FROM transactions WHERE external_transaction_id = ANY($1::text[]) AND ${adyen} LIMIT 1`, [refs]),
   );
-  if (byPsp || !/^\d{1,18}$/.test(item.merchantReference)) return byPsp;
-  // Before Adyen's answer was recorded, the sale is known by our reference (its id), as Adyen knows it.
+  const id = /^(?:capture-)?(\d{1,18})$/.exec(item.merchantReference)?.[1];
+  if (byPsp || !id) return byPsp;
   return maybeOne(
-    await q.query<CardSale>(`SELECT ${columns} FROM transactions WHERE id = $1::bigint AND external_transaction_id = $2 AND ${adyen}`, [
-      item.merchantReference,
-      item.merchantReference,
-    ]),
+    await q.query<CardSale>(
+      `SELECT ${columns} FROM transactions WHERE id = $1::bigint AND (external_transaction_id = $2 OR $3::boolean) AND ${adyen}`,
+      [id, id, byReference],
+    ),
   );
 }
 
@@ -175,6 +189,13 @@ async function settleAdyenRefund(
   // The refund must be of the payment the item names: a reference alone is not enough.
   if (!refund || (item.originalReference && refund.external_transaction_id !== item.originalReference))
     return { outcome: 'ignored: no refund of this gateway has this reference', saleId: null, followup: null };
+  if (refund.status === 'SUCCEEDED' && outcome.status === 'FAILED')
+    // The scheme sent back a refund after it succeeded: the payer was not paid back. Not undone here.
+    return {
+      outcome: `${for_operator} refund ${refund.id} failed after it SUCCEEDED: ${outcome.reason}`,
+      saleId: Number(refund.transaction_id),
+      followup: null,
+    };
   if (refund.status !== 'PENDING')
     return { outcome: `refund ${refund.id} already ${refund.status}`, saleId: Number(refund.transaction_id), followup: null };
   const settled = await settleRefund(q, Number(refund.id), outcome, at);

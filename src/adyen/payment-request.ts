@@ -55,7 +55,9 @@ export function paymentRequest(s: PaymentSettings, sale: CardSubmission): Record
       country: 'BR',
     };
   }
+  // Automatic: captured at once whatever the account's capture delay, so the AUTHORISATION is the money's word.
   if (s.capture === 'manual') body.additionalData = { manualCapture: 'true' };
+  else body.captureDelayHours = 0;
   return body;
 }
 

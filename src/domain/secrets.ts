@@ -8,9 +8,8 @@ export function digestOf(secret: string): Buffer {
 /** Constant-time comparison of a presented secret with one held in memory (a path secret, a CSRF token). */
 export function sameSecret(presented: unknown, expected: string): boolean {
   if (typeof presented !== 'string') return false;
-  const a = Buffer.from(presented);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
+  // Digests first: equal lengths whatever was presented, so the time taken does not tell the secret's length.
+  return timingSafeEqual(digestOf(presented), digestOf(expected));
 }
 
 /** Constant-time comparison of a presented secret with a stored digest. */

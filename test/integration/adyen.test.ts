@@ -144,6 +144,7 @@ describe('CARD_PROVIDER=adyen, automatic capture', () => {
     assert.deepEqual(body.installments, { value: 3 });
     assert.equal((body.paymentMethod as Json).fundingSource, 'credit');
     assert.equal(call.headers['idempotency-key'], `payment-${id}`);
+    assert.equal(body.captureDelayHours, 0, 'automatic capture: captured at once');
     const psp = (call.answer!.body as Json).pspReference as string;
 
     const processing = await read(r, id);
@@ -272,6 +273,56 @@ describe('CARD_PROVIDER=adyen, automatic capture', () => {
     await ledgerOk(r);
   });
 
+  test('a dispute item with a pspReference of its own is matched by the payment reference; a chargeback waits for a pending refund (503, then applied)', async () => {
+    const s1 = await paidSale(r);
+    await accepted(r, {
+      eventCode: 'NOTIFICATION_OF_CHARGEBACK',
+      success: true,
+      pspReference: 'DISPUTE000000001',
+      merchantReference: String(s1.id),
+      amount: { value: 16000 },
+    });
+    assert.equal((await read(r, s1.id)).status, 'CHARGEBACK');
+
+    const s2 = await paidSale(r);
+    const pending = await refund(r, s2.id, 1000);
+    const chargeback: NotificationItemInput = {
+      eventCode: 'CHARGEBACK',
+      success: true,
+      pspReference: s2.psp,
+      merchantReference: String(s2.id),
+      amount: { value: 16000 },
+    };
+    const waiting = await notify(r, chargeback);
+    assert.equal(waiting.status, 503, waiting.body);
+    assert.equal((await read(r, s2.id)).status, 'PAGO');
+    assert.equal(
+      (await r.gw.ctx.db.query("SELECT 1 FROM adyen_notifications WHERE event_code = 'CHARGEBACK' AND psp_reference = $1", [s2.psp])).rowCount,
+      0,
+      'rolled back: Adyen sends it again',
+    );
+    const refundItem = {
+      eventCode: 'REFUND',
+      success: true,
+      pspReference: refundPsp(r, pending.id as number),
+      originalReference: s2.psp,
+      merchantReference: `refund-${pending.id}`,
+      amount: { value: 1000 },
+    };
+    await accepted(r, refundItem);
+    await accepted(r, chargeback);
+    assert.equal((await read(r, s2.id)).status, 'CHARGEBACK');
+
+    // REFUND_FAILED after the refund succeeded (the scheme sent it back): recorded for the operator, nothing undone.
+    await accepted(r, { ...refundItem, eventCode: 'REFUND_FAILED' });
+    const kept = await r.gw.ctx.db.query<{ outcome: string }>(
+      "SELECT outcome FROM adyen_notifications WHERE event_code = 'REFUND_FAILED' AND psp_reference = $1",
+      [refundItem.pspReference],
+    );
+    assert.match(kept.rows[0]!.outcome, /^FOR THE OPERATOR: refund \d+ failed after it SUCCEEDED/);
+    await ledgerOk(r);
+  });
+
   test('bad credentials, a bad HMAC or a tampered field are refused and change nothing', async () => {
     const id = await sale(r, cardExample());
     const psp = await pspOf(r, id);
@@ -354,7 +405,7 @@ describe('CARD_PROVIDER=adyen, manual capture', () => {
       success: true,
       pspReference: capturePsp,
       originalReference: psp,
-      merchantReference: String(id),
+      merchantReference: `capture-${id}`,
       amount: { value: 16000 },
     });
     assert.equal((await read(r, id)).status, 'PAGO');
