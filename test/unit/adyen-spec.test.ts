@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
@@ -44,7 +44,8 @@ it('reads the official files; a vendored copy, if any, is the shared one byte fo
     [ADYEN_WEBHOOKS_FILE, SHARED_ADYEN_WEBHOOKS_FILE],
   ] as const) {
     assert.equal((JSON.parse(readFileSync(file, 'utf8')) as { openapi: string }).openapi, '3.1.0');
-    if (file !== shared) assert.ok(readFileSync(file).equals(readFileSync(shared)), `${file} differs from ${shared}`);
+    // The shared folder sits beside a developer's checkout, not beside CI's fresh clone.
+    if (file !== shared && existsSync(shared)) assert.ok(readFileSync(file).equals(readFileSync(shared)), `${file} differs from ${shared}`);
   }
 });
 
