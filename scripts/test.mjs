@@ -47,7 +47,7 @@ if (!Number.isSafeInteger(concurrency) || concurrency < 1)
   throw new Error(`TEST_CONCURRENCY must be a positive integer, got ${process.env.TEST_CONCURRENCY}`);
 
 const filter = process.argv.slice(2);
-const files = find('test')
+const files = [...find('test'), ...find('sdk/test')]
   .filter((f) => filter.length === 0 || filter.some((w) => f.includes(w)))
   .sort()
   .sort((a, b) => rank(a) - rank(b)); // stable: alphabetical within a rank
