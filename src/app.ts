@@ -20,6 +20,7 @@ import { ledgerAdminRoutes } from './ledger/admin-routes.ts';
 import { balanceRoutes } from './ledger/balance-routes.ts';
 import { statementRoutes } from './ledger/statement-routes.ts';
 import { notificationRoutes } from './notifications/routes.ts';
+import { signingSecretRoutes } from './notifications/signing-secret-routes.ts';
 import { panelAdminRoutes } from './panel/admin-routes.ts';
 import { panelNotFound, panelRoutes } from './panel/routes.ts';
 import { pixAdminRoutes } from './pix/admin-routes.ts';
@@ -164,6 +165,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
     await saleRoutes(seller, ctx);
     await transactionRoutes(seller, ctx);
     await refundRoutes(seller, ctx);
+    await signingSecretRoutes(seller, ctx);
   });
   // The seller panel: its own session cookie, forms and HTML (CONTRACT §12).
   await app.register(async (panel) => panelRoutes(panel, ctx));

@@ -2,9 +2,11 @@ import { createHmac } from 'node:crypto';
 import { Agent, request } from 'undici';
 import type { AppContext } from '../context.ts';
 import { type AttemptResult, default_retry_delays_ms, isSuccess, nextStep } from '../domain/delivery-schedule.ts';
+import { standardWebhookHeaders } from '../domain/standard-webhooks.ts';
 import type { Job } from '../workers/job.ts';
 import { literalPrivateTarget, publicOnlyLookup } from './address-guard.ts';
 import { NOTIFICATIONS_CHANNEL } from './outbox.ts';
+import { live_secrets_sql } from './signing-secrets.ts';
 
 const delivery_timeout_ms = 10_000;
 // A lease outlasts one attempt by this margin: a claim still held past it was lost with its worker.
@@ -43,6 +45,8 @@ interface Claimed {
   event_status: string;
   resend_prior_status: string | null;
   test: boolean;
+  /** The seller's signing secrets live at the claim (two during a rotation's overlap). */
+  secrets: string[];
 }
 
 interface Outcome {
@@ -84,7 +88,8 @@ const claim_sql = `
     FOR UPDATE SKIP LOCKED
   )
   UPDATE notifications n SET locked_until = $3, attempts = n.attempts + 1 FROM claimable WHERE n.id = claimable.id
-  RETURNING n.id, n.kind, n.url, n.event_id, n.payload, n.attempts, n.previous_status, n.status_changed_at, n.event_status, n.resend_prior_status, n.test`;
+  RETURNING n.id, n.kind, n.url, n.event_id, n.payload, n.attempts, n.previous_status, n.status_changed_at, n.event_status, n.resend_prior_status, n.test,
+    ${live_secrets_sql('n.seller_id', '$1')} AS secrets`;
 
 // Outcomes, only where this worker still holds the lease it claimed with. A target that answered
 // has its notifications waiting for a retry released at once (CONTRACT §9 recovery); the claim
@@ -145,6 +150,7 @@ async function attempt(ctx: AppContext, n: Claimed, agents: Agents, timeoutMs: n
   // A test notification (POST /api/webhooks/{id}/test) says so, on every attempt and resend.
   if (n.test) headers['x-test-event'] = 'true';
   if (n.kind === 'TRANSACTION_POSTBACK') headers['x-signature'] = signPayload(n.payload, ctx.config.postbackSecret);
+  Object.assign(headers, standardWebhookHeaders(n.secrets, n.event_id, ctx.clock.now(), n.payload));
   try {
     // undici's request never follows redirects: a 3xx is a failed attempt, as CONTRACT §9 wants.
     const res = await request(url, {

@@ -1,20 +1,28 @@
-/** Chaves de API: the seller's key pairs; a new private key shown once; revoke at once (CONTRACT §12). */
+/**
+ * Chaves de API: the seller's key pairs (a new private key shown once; revoke at once, CONTRACT §12)
+ * and the secret that signs its notifications (Standard Webhooks, CONTRACT §13), with its rotation.
+ */
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
+import { currentSigningSecret, rotateSigningSecret } from '../notifications/signing-secrets.ts';
 import { revokeSellerKey } from '../sellers/api-keys.ts';
 import { issueKey, listKeys } from '../sellers/sellers-repo.ts';
 import { whenSaoPaulo } from './format.ts';
 import { attempt, type Current, Done, Form, formSession, page, pageSession } from './session.ts';
 
 const KeyPath = Type.Object({ publicKey: Type.String({ maxLength: 64 }) });
+const notices: Record<string, string> = {
+  revogada: 'Chave revogada: a API já não a aceita.',
+  segredo: 'Segredo trocado: o anterior ainda assina as notificações por 24 horas.',
+};
 
 export function keyPages(app: Router, ctx: AppContext): void {
   app.get('/painel/chaves', { schema: { hide: true, querystring: Done } }, async (request, reply) => {
     const current = await pageSession(ctx, request, reply);
     if (!current) return reply;
-    const notice = request.query.feito === 'revogada' ? 'Chave revogada: a API já não a aceita.' : undefined;
+    const notice = notices[request.query.feito ?? ''];
     return keysPage(ctx, current, reply, { notice });
   });
 
@@ -33,6 +41,13 @@ export function keyPages(app: Router, ctx: AppContext): void {
     if (!revoked.ok) return keysPage(ctx, current, reply, { status: revoked.status, error: revoked.error });
     return reply.redirect('/painel/chaves?feito=revogada', 303);
   });
+
+  app.post('/painel/chaves/segredo/trocar', { schema: { hide: true, body: Form } }, async (request, reply) => {
+    const current = await formSession(ctx, request, reply);
+    if (!current) return reply;
+    await rotateSigningSecret(ctx, current.session.sellerId);
+    return reply.redirect('/painel/chaves?feito=segredo', 303);
+  });
 }
 
 async function keysPage(
@@ -42,6 +57,7 @@ async function keysPage(
   shown: { status?: number; error?: string; notice?: string; issued?: { publicKey: string; privateKey: string } },
 ) {
   const keys = await listKeys(ctx.db, current.session.sellerId);
+  const signing = await currentSigningSecret(ctx.db, current.session.sellerId, ctx.clock.now());
   return page(reply, shown.status ?? 200, 'chaves.eta', {
     title: 'Chaves de API',
     page: 'chaves',
@@ -49,6 +65,11 @@ async function keysPage(
     error: shown.error,
     notice: shown.notice,
     issued: shown.issued,
+    signing: {
+      secret: signing.secret,
+      created: whenSaoPaulo(signing.createdAt),
+      previousUntil: signing.previousSecretExpiresAt && whenSaoPaulo(signing.previousSecretExpiresAt),
+    },
     keys: keys.map((k) => ({
       publicKey: k.publicKey,
       created: whenSaoPaulo(k.createdAt),

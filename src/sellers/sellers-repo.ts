@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/db.ts';
 import { maybeOne, one } from '../db/sql.ts';
+import { insertSigningSecret } from '../notifications/signing-secrets.ts';
 import { generateKeyPair } from './keys.ts';
 
 export interface SellerRow {
@@ -29,6 +30,7 @@ export async function insertSeller(q: Queryable, input: { name: string; email: s
   const seller = one(r);
   // The spec's "balance record created automatically with all values zero", created up front.
   await q.query('INSERT INTO balances (seller_id) VALUES ($1)', [seller.id]);
+  await insertSigningSecret(q, seller.id, seller.created_at);
   return seller;
 }
 

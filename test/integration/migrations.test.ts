@@ -57,3 +57,28 @@ test('an embedded database in a directory keeps its data across restarts', async
   );
   await second.close();
 });
+
+test('migration 013 gives every existing seller its own signing secret of 32 bytes', async () => {
+  const database = await freshDatabase();
+  const db = await openDb(database.url, mkdtempSync(join(tmpdir(), 'gw-mig-')));
+  try {
+    await migrate(
+      db,
+      loadMigrations().filter((m) => m.version < 13),
+    );
+    await db.query("INSERT INTO sellers (name, email) VALUES ('A', 'a@example.com'), ('B', 'b@example.com')");
+    await migrate(db);
+    const rows = (await db.query<{ secret: string; expires_at: Date | null }>('SELECT secret, expires_at FROM signing_secrets ORDER BY seller_id'))
+      .rows;
+    assert.equal(rows.length, 2);
+    for (const r of rows) {
+      assert.match(r.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+      assert.equal(Buffer.from(r.secret.slice(6), 'base64').length, 32);
+      assert.equal(r.expires_at, null);
+    }
+    assert.notEqual(rows[0]!.secret, rows[1]!.secret);
+  } finally {
+    await db.close();
+    await database.drop();
+  }
+});

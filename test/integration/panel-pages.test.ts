@@ -296,6 +296,25 @@ describe('the seller panel pages in a browser', { skip: browserSkipReason() }, (
     assert.equal((await api('GET', '/api/public/balance', seller.headers)).statusCode, 200, 'the other key still works');
   });
 
+  test('Chaves de API: the signing secret of the notifications is shown on demand and can be rotated', async () => {
+    await visit('/painel/chaves');
+    const secret = page.locator('[data-segredo="atual"]');
+    assert.equal(await secret.isVisible(), false, 'hidden until asked for');
+    await page.getByText('Mostrar o segredo de assinatura').click();
+    const shown = await text('[data-segredo="atual"]');
+    assert.equal(shown, (await api('GET', '/api/signing-secret', seller.headers)).json().secret);
+    await page.getByRole('button', { name: 'Trocar o segredo' }).click();
+    await page.waitForURL(`${base}/painel/chaves?feito=segredo`);
+    assert.match(await text('main'), /Segredo trocado/);
+    assert.match(await text('main'), /O segredo anterior também assina até/);
+    const rotated = (await api('GET', '/api/signing-secret', seller.headers)).json();
+    assert.notEqual(rotated.secret, shown);
+    assert.notEqual(rotated.previousSecretExpiresAt, null);
+    await page.getByText('Mostrar o segredo de assinatura').click();
+    assert.equal(await text('[data-segredo="atual"]'), rotated.secret);
+    assert.deepEqual(await axeCheck(page), [], 'the rotated secret');
+  });
+
   test("another seller cannot open the first seller's sale by URL, nor refund it", async () => {
     const other = await gw.createSeller({ name: 'Outra Loja', email: 'outra-loja@example.com' });
     const invite = await api('POST', `/admin/sellers/${other.id}/panel-invites`, adminHeaders);
