@@ -14,6 +14,7 @@ import { registerBodyParsers } from './http/body-parsing.ts';
 import { clientError, frameworkError, handleError } from './http/errors.ts';
 import { healthRoutes } from './http/health-routes.ts';
 import { registerMetrics } from './http/metrics.ts';
+import { swaggerOptions } from './http/openapi-document.ts';
 import { createRateLimits, type MsClock } from './http/rate-limit.ts';
 import type { Router } from './http/router.ts';
 import { ledgerAdminRoutes } from './ledger/admin-routes.ts';
@@ -137,19 +138,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
   });
   const metrics = registerMetrics(app);
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: { title: 'Payment gateway API', version: '1.0.0', description: 'PIX, cards, boleto, cashout and notifications for Brazilian sellers' },
-      components: {
-        securitySchemes: {
-          publicKey: { type: 'apiKey', in: 'header', name: 'X-Api-Public-Key' },
-          privateKey: { type: 'apiKey', in: 'header', name: 'X-Api-Private-Key' },
-          operator: { type: 'http', scheme: 'bearer' },
-        },
-      },
-    },
-  });
+  await app.register(swagger, swaggerOptions);
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   // Per app, hence per process: the limits of CONTRACT §2 are counted per process.

@@ -12,53 +12,7 @@ export interface paths {
             cookie?: never;
         };
         /** Read the balance, in cents */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description cents usable for cashout */
-                            available: number;
-                            /** @description cents reserved: pending cashouts, open MEDs, reserves */
-                            blocked: number;
-                            /** @description cents; available + blocked */
-                            total: number;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description short title, for errors without an identifier */
-                            error?: string;
-                            message: string;
-                            /** @description machine identifier */
-                            errorType?: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            requestId?: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getBalance"];
         put?: never;
         post?: never;
         delete?: never;
@@ -75,66 +29,7 @@ export interface paths {
             cookie?: never;
         };
         /** The seller's journal lines (extrato), newest first */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description an integer from 1 to 100 (default 20) */
-                    limit?: string;
-                    /** @description the nextCursor of the previous page */
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: number;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** @enum {string} */
-                                bucket: "available" | "blocked";
-                                /** @description signed cents */
-                                amount: number;
-                                /** @description what moved the money, e.g. FIRST_PAYMENT, REFUND, MED_OPENED, CASHOUT_CREATED */
-                                kind: string;
-                                transactionId: number | null;
-                                cashoutId: number | null;
-                            }[];
-                            nextCursor: string | null;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description short title, for errors without an identifier */
-                            error?: string;
-                            message: string;
-                            /** @description machine identifier */
-                            errorType?: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            requestId?: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listStatement"];
         put?: never;
         post?: never;
         delete?: never;
@@ -152,79 +47,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Pay out available balance to a PIX key */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        amount: number | string;
-                        /** @description a string of 8 to 77 characters */
-                        pixKey: string;
-                        pixKeyType?: ("CPF" | "CNPJ" | "EMAIL" | "PHONE" | "RANDOM") | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            /** @description reais with two decimals */
-                            amount: string;
-                            /** @description reais with two decimals */
-                            netAmount: string;
-                            pixKey: string;
-                            /** @enum {string} */
-                            pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "RANDOM";
-                            /** @enum {string} */
-                            status: "PENDING" | "PROCESSING" | "COMPLETED" | "CANCELLED" | "REJECTED";
-                            /** Format: date-time */
-                            createdAt: string;
-                            fees: {
-                                /** @description reais with two decimals */
-                                fixed: string;
-                                /** @description reais with two decimals */
-                                variable: string;
-                                /** @description reais with two decimals */
-                                total: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description short title, for errors without an identifier */
-                            error?: string;
-                            message: string;
-                            /** @description machine identifier */
-                            errorType?: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            requestId?: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Pay out available balance to a PIX key
+         * @description Checks in this order, the first failure answers: the body (400), the key for its type (400 INVALID_PIX_KEY), the account (403), the amount (422). The amount moves from available to blocked at once; the payout then goes PENDING → PROCESSING → COMPLETED (or REJECTED), notified to WITHDRAWAL webhooks.
+         */
+        post: operations["createCashout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -239,70 +66,7 @@ export interface paths {
             cookie?: never;
         };
         /** Read one cashout */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description positive integer id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            /** @description reais with two decimals */
-                            amount: string;
-                            /** @description reais with two decimals */
-                            netAmount: string;
-                            pixKey: string;
-                            /** @enum {string} */
-                            pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "RANDOM";
-                            /** @enum {string} */
-                            status: "PENDING" | "PROCESSING" | "COMPLETED" | "CANCELLED" | "REJECTED";
-                            /** Format: date-time */
-                            createdAt: string;
-                            fees: {
-                                /** @description reais with two decimals */
-                                fixed: string;
-                                /** @description reais with two decimals */
-                                variable: string;
-                                /** @description reais with two decimals */
-                                total: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description short title, for errors without an identifier */
-                            error?: string;
-                            message: string;
-                            /** @description machine identifier */
-                            errorType?: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            requestId?: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getCashout"];
         put?: never;
         post?: never;
         delete?: never;
@@ -319,109 +83,13 @@ export interface paths {
             cookie?: never;
         };
         /** List permanent webhooks */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: number;
-                                url: string;
-                                types: ("TRANSACTION" | "WITHDRAWAL")[];
-                                /** Format: date-time */
-                                createdAt: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description short title, for errors without an identifier */
-                            error?: string;
-                            message: string;
-                            /** @description machine identifier */
-                            errorType?: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            requestId?: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listWebhooks"];
         put?: never;
-        /** Add a permanent webhook (the panel's "add webhook") */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        url: string;
-                        types: ("TRANSACTION" | "WITHDRAWAL")[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            url: string;
-                            types: ("TRANSACTION" | "WITHDRAWAL")[];
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description short title, for errors without an identifier */
-                            error?: string;
-                            message: string;
-                            /** @description machine identifier */
-                            errorType?: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            requestId?: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Add a permanent webhook (the panel's "add webhook")
+         * @description An http(s) URL without credentials, at most 20 per account. TRANSACTION webhooks receive the status changes of every sale, WITHDRAWAL webhooks those of cashouts; each notification carries the Standard Webhooks signature headers.
+         */
+        post: operations["createWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -439,47 +107,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Remove a permanent webhook */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description positive integer id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description short title, for errors without an identifier */
-                            error?: string;
-                            message: string;
-                            /** @description machine identifier */
-                            errorType?: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            requestId?: string;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
         patch?: never;
@@ -498,71 +126,7 @@ export interface paths {
          * Send one test notification (the panel's "Enviar teste")
          * @description One notification of the webhook's type with a fixed sample body (a TRANSACTION sample for a webhook of both types), in the shape of the real one, marked by the header X-Test-Event: true; queued and delivered like any other, listed in the delivery log with `test: true` and `resourceId: null`, resendable.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description positive integer id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            /** @description no body, an empty body or {} */
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            /** @enum {string} */
-                            kind: "TRANSACTION_WEBHOOK" | "TRANSACTION_POSTBACK" | "WITHDRAWAL_WEBHOOK";
-                            url: string;
-                            /** @description the transaction id or the cashout id; null for a test notification (POST /api/webhooks/{id}/test) */
-                            resourceId: number | null;
-                            eventStatus: string;
-                            /** @enum {string} */
-                            status: "PENDING" | "DELIVERED" | "FAILED";
-                            attempts: number;
-                            lastResponseStatus: number | null;
-                            nextAttemptAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** @description a test notification (POST /api/webhooks/{id}/test): a fixed sample body, sent with the header X-Test-Event: true */
-                            test: boolean;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description short title, for errors without an identifier */
-                            error?: string;
-                            message: string;
-                            /** @description machine identifier */
-                            errorType?: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            requestId?: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["testWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -577,71 +141,7 @@ export interface paths {
             cookie?: never;
         };
         /** The delivery log, newest first */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description an integer from 1 to 100 (default 20) */
-                    limit?: string;
-                    /** @description the nextCursor of the previous page */
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: number;
-                                /** @enum {string} */
-                                kind: "TRANSACTION_WEBHOOK" | "TRANSACTION_POSTBACK" | "WITHDRAWAL_WEBHOOK";
-                                url: string;
-                                /** @description the transaction id or the cashout id; null for a test notification (POST /api/webhooks/{id}/test) */
-                                resourceId: number | null;
-                                eventStatus: string;
-                                /** @enum {string} */
-                                status: "PENDING" | "DELIVERED" | "FAILED";
-                                attempts: number;
-                                lastResponseStatus: number | null;
-                                nextAttemptAt: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** @description a test notification (POST /api/webhooks/{id}/test): a fixed sample body, sent with the header X-Test-Event: true */
-                                test: boolean;
-                            }[];
-                            nextCursor: string | null;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description short title, for errors without an identifier */
-                            error?: string;
-                            message: string;
-                            /** @description machine identifier */
-                            errorType?: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            requestId?: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listNotifications"];
         put?: never;
         post?: never;
         delete?: never;
@@ -660,71 +160,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** One more attempt now, whatever its status (same X-Event-Id) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description positive integer id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            /** @description no body, an empty body or {} */
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            /** @enum {string} */
-                            kind: "TRANSACTION_WEBHOOK" | "TRANSACTION_POSTBACK" | "WITHDRAWAL_WEBHOOK";
-                            url: string;
-                            /** @description the transaction id or the cashout id; null for a test notification (POST /api/webhooks/{id}/test) */
-                            resourceId: number | null;
-                            eventStatus: string;
-                            /** @enum {string} */
-                            status: "PENDING" | "DELIVERED" | "FAILED";
-                            attempts: number;
-                            lastResponseStatus: number | null;
-                            nextAttemptAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** @description a test notification (POST /api/webhooks/{id}/test): a fixed sample body, sent with the header X-Test-Event: true */
-                            test: boolean;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description short title, for errors without an identifier */
-                            error?: string;
-                            message: string;
-                            /** @description machine identifier */
-                            errorType?: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            requestId?: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["resendNotification"];
         delete?: never;
         options?: never;
         head?: never;
@@ -740,139 +176,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create a sale (PIX, card or boleto) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description an integer of cents from 100 to 9999999999 */
-                        amount: number;
-                        /** @enum {unknown} */
-                        paymentMethod: "PIX" | "CREDIT_CARD" | "DEBIT_CARD" | "BOLETO";
-                        customer: {
-                            /** @description a string of 1 to 200 characters, not blank */
-                            name: string;
-                            /** @description a valid e-mail address of at most 254 characters */
-                            email: string;
-                            document?: string | null;
-                            phone?: string | null;
-                        };
-                        /** @description an array of 1 to 100 items */
-                        items: {
-                            /** @description a string of 1 to 255 characters, not blank */
-                            title: string;
-                            /** @description an integer of cents from 1 to 9999999999 */
-                            unitPrice: number;
-                            /** @description an integer from 1 to 10000 */
-                            quantity: number;
-                            tangible: boolean;
-                        }[];
-                        postbackUrl?: string | null;
-                        installments?: number | null;
-                        card?: {
-                            number: string;
-                            holderName: string;
-                            expirationMonth: number;
-                            expirationYear: number;
-                            cvv: string;
-                        } | null;
-                        shipping?: {
-                            /** @description a string of 1 to 200 characters, not blank */
-                            street: string;
-                            /** @description a string of 1 to 20 characters, not blank */
-                            number: string;
-                            complement?: string | null;
-                            /** @description a string of 1 to 100 characters, not blank */
-                            neighborhood: string;
-                            /** @description a string of 1 to 100 characters, not blank */
-                            city: string;
-                            /** @description two upper-case letters (UF, e.g. SP) */
-                            state: string;
-                            /** @description 8 digits (CEP without punctuation) */
-                            zipCode: string;
-                            /** @description an integer of cents from 0 to 9999999999 */
-                            fee: number;
-                        } | null;
-                        pix?: {
-                            expiresInSeconds?: number | null;
-                        } | null;
-                        boleto?: {
-                            dueDate?: string | null;
-                        } | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                            sale: {
-                                id: number;
-                                status: string;
-                                /** @description cents as string */
-                                amount: string;
-                                paymentMethod: string;
-                                customer: {
-                                    name: string;
-                                    email: string;
-                                    document: string | null;
-                                    phone: string | null;
-                                };
-                                payment: {
-                                    method: string;
-                                    installments: number | null;
-                                    pix: {
-                                        key: string;
-                                        qrCodeBase64: string;
-                                        expiresAt: string | null;
-                                    } | null;
-                                    boleto: {
-                                        code: string;
-                                        barcode: string;
-                                        dueDate: string;
-                                    } | null;
-                                };
-                                shipping: string | null;
-                                createdAt: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description short title, for errors without an identifier */
-                            error?: string;
-                            message: string;
-                            /** @description machine identifier */
-                            errorType?: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            requestId?: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Create a sale (PIX, card or boleto)
+         * @description Answers 201 with the sale, always PENDENTE: a PIX sale carries its BR Code and QR, a boleto its linha digitável and barcode. A card sale then moves on through the processor (the sandbox: approved, declined by 4000000000000002, failed by 4000000000000119). Card numbers and CVVs are never kept.
+         */
+        post: operations["createSale"];
         delete?: never;
         options?: never;
         head?: never;
@@ -887,96 +195,7 @@ export interface paths {
             cookie?: never;
         };
         /** Read one transaction (money in cents) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description positive integer id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            /** @enum {string} */
-                            status: "PENDENTE" | "EM_PROCESSAMENTO" | "PAGO" | "CANCELADO" | "RECUSADO" | "ESTORNADO" | "FALHA" | "CHARGEBACK" | "MED";
-                            /** @description cents */
-                            amount: number;
-                            netAmount: number | null;
-                            systemFee: number | null;
-                            reserveAmount: number | null;
-                            /** @description cents: the refunds that SUCCEEDED (0 when none) */
-                            refundedAmount: number;
-                            /** @enum {string} */
-                            paymentMethod: "PIX" | "CREDIT_CARD" | "DEBIT_CARD" | "BOLETO";
-                            /** Format: date-time */
-                            date: string;
-                            completedAt: string | null;
-                            customer: {
-                                name: string;
-                                email: string;
-                                document: string | null;
-                                phone: string | null;
-                            };
-                            items: {
-                                id: number;
-                                title: string;
-                                /** @description cents */
-                                unitPrice: number;
-                                quantity: number;
-                                tangible: boolean;
-                            }[];
-                            pixKey: string | null;
-                            cardLastFour: string | null;
-                            cardBrand: string | null;
-                            boletoCode: string | null;
-                            externalTransactionId: string;
-                            installments: number | null;
-                            shipping: {
-                                street: string;
-                                number: string;
-                                complement: string | null;
-                                neighborhood: string;
-                                city: string;
-                                state: string;
-                                zipCode: string;
-                                /** @description cents */
-                                fee: number;
-                            } | null;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description short title, for errors without an identifier */
-                            error?: string;
-                            message: string;
-                            /** @description machine identifier */
-                            errorType?: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            requestId?: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getTransaction"];
         put?: never;
         post?: never;
         delete?: never;
@@ -993,103 +212,7 @@ export interface paths {
             cookie?: never;
         };
         /** List the seller's transactions, newest first */
-        get: {
-            parameters: {
-                query?: {
-                    status?: "PENDENTE" | "EM_PROCESSAMENTO" | "PAGO" | "CANCELADO" | "RECUSADO" | "ESTORNADO" | "FALHA" | "CHARGEBACK" | "MED";
-                    paymentMethod?: "PIX" | "CREDIT_CARD" | "DEBIT_CARD" | "BOLETO";
-                    /** @description an integer from 1 to 100 (default 20) */
-                    limit?: string;
-                    /** @description the nextCursor of the previous page */
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: number;
-                                /** @enum {string} */
-                                status: "PENDENTE" | "EM_PROCESSAMENTO" | "PAGO" | "CANCELADO" | "RECUSADO" | "ESTORNADO" | "FALHA" | "CHARGEBACK" | "MED";
-                                /** @description cents */
-                                amount: number;
-                                netAmount: number | null;
-                                systemFee: number | null;
-                                reserveAmount: number | null;
-                                /** @description cents: the refunds that SUCCEEDED (0 when none) */
-                                refundedAmount: number;
-                                /** @enum {string} */
-                                paymentMethod: "PIX" | "CREDIT_CARD" | "DEBIT_CARD" | "BOLETO";
-                                /** Format: date-time */
-                                date: string;
-                                completedAt: string | null;
-                                customer: {
-                                    name: string;
-                                    email: string;
-                                    document: string | null;
-                                    phone: string | null;
-                                };
-                                items: {
-                                    id: number;
-                                    title: string;
-                                    /** @description cents */
-                                    unitPrice: number;
-                                    quantity: number;
-                                    tangible: boolean;
-                                }[];
-                                pixKey: string | null;
-                                cardLastFour: string | null;
-                                cardBrand: string | null;
-                                boletoCode: string | null;
-                                externalTransactionId: string;
-                                installments: number | null;
-                                shipping: {
-                                    street: string;
-                                    number: string;
-                                    complement: string | null;
-                                    neighborhood: string;
-                                    city: string;
-                                    state: string;
-                                    zipCode: string;
-                                    /** @description cents */
-                                    fee: number;
-                                } | null;
-                            }[];
-                            nextCursor: string | null;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description short title, for errors without an identifier */
-                            error?: string;
-                            message: string;
-                            /** @description machine identifier */
-                            errorType?: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            requestId?: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listTransactions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1107,102 +230,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel a pending or failed transaction (→ CANCELADO) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description positive integer id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            /** @description no body, an empty body or {} */
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            /** @enum {string} */
-                            status: "PENDENTE" | "EM_PROCESSAMENTO" | "PAGO" | "CANCELADO" | "RECUSADO" | "ESTORNADO" | "FALHA" | "CHARGEBACK" | "MED";
-                            /** @description cents */
-                            amount: number;
-                            netAmount: number | null;
-                            systemFee: number | null;
-                            reserveAmount: number | null;
-                            /** @description cents: the refunds that SUCCEEDED (0 when none) */
-                            refundedAmount: number;
-                            /** @enum {string} */
-                            paymentMethod: "PIX" | "CREDIT_CARD" | "DEBIT_CARD" | "BOLETO";
-                            /** Format: date-time */
-                            date: string;
-                            completedAt: string | null;
-                            customer: {
-                                name: string;
-                                email: string;
-                                document: string | null;
-                                phone: string | null;
-                            };
-                            items: {
-                                id: number;
-                                title: string;
-                                /** @description cents */
-                                unitPrice: number;
-                                quantity: number;
-                                tangible: boolean;
-                            }[];
-                            pixKey: string | null;
-                            cardLastFour: string | null;
-                            cardBrand: string | null;
-                            boletoCode: string | null;
-                            externalTransactionId: string;
-                            installments: number | null;
-                            shipping: {
-                                street: string;
-                                number: string;
-                                complement: string | null;
-                                neighborhood: string;
-                                city: string;
-                                state: string;
-                                zipCode: string;
-                                /** @description cents */
-                                fee: number;
-                            } | null;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description short title, for errors without an identifier */
-                            error?: string;
-                            message: string;
-                            /** @description machine identifier */
-                            errorType?: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            requestId?: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Cancel a pending or failed transaction (→ CANCELADO)
+         * @description PENDENTE or FALHA → CANCELADO; nothing is charged. Repeating a cancel that succeeded answers 200 and changes nothing.
+         */
+        post: operations["cancelTransaction"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1219,72 +251,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Refund a paid transaction, in full or in part (CONTRACT §5a)
+         * Refund a paid transaction, in full or in part
          * @description Answers 201 with the Refund: SUCCEEDED at once for providers that refund synchronously; PENDING for a PIX devolução until the PSP reports it. The sale moves to ESTORNADO when its refunds reach its amount.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    /** @description positive integer id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description an integer of cents from 1 (default: all not yet refunded) */
-                        amount?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            transactionId: number;
-                            /** @description cents */
-                            amount: number;
-                            /** @enum {string} */
-                            status: "PENDING" | "SUCCEEDED" | "FAILED";
-                            failureReason: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            completedAt: string | null;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description short title, for errors without an identifier */
-                            error?: string;
-                            message: string;
-                            /** @description machine identifier */
-                            errorType?: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            requestId?: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["refundTransaction"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1299,64 +269,43 @@ export interface paths {
             cookie?: never;
         };
         /** A transaction's refunds, oldest first */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description positive integer id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: number;
-                                transactionId: number;
-                                /** @description cents */
-                                amount: number;
-                                /** @enum {string} */
-                                status: "PENDING" | "SUCCEEDED" | "FAILED";
-                                failureReason: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                completedAt: string | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description short title, for errors without an identifier */
-                            error?: string;
-                            message: string;
-                            /** @description machine identifier */
-                            errorType?: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            requestId?: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listRefunds"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/signing-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The secret that signs your notifications (Standard Webhooks) */
+        get: operations["getSigningSecret"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/signing-secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace the signing secret; the old one keeps signing for 24 hours */
+        post: operations["rotateSigningSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1372,64 +321,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sandbox: pay a PIX charge as a payer would (the embedded PSP calls the gateway back) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the sale's externalTransactionId */
-                    txid: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description an integer of cents from 1 (default: the sale's amount) */
-                        amount?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description the Pix as the PSP received it (API Pix Pix object) */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            endToEndId: string;
-                            txid?: string;
-                            valor: string;
-                            horario: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description short title, for errors without an identifier */
-                            error?: string;
-                            message: string;
-                            /** @description machine identifier */
-                            errorType?: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            requestId?: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Sandbox: pay a PIX charge as a payer would (the embedded PSP calls the gateway back)
+         * @description PIX_PROVIDER=sandbox only. Answers the Pix once the gateway has answered the PSP's callback: a Pix of the sale's amount on a PENDENTE sale pays it (PAGO); any other is returned whole by a devolução (GET /admin/pix/returns).
+         */
+        post: operations["sandboxPayPix"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1444,70 +340,7 @@ export interface paths {
             cookie?: never;
         };
         /** Pix returned whole: for a sale no longer PENDENTE, another amount or an unknown txid (newest first) */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description an integer from 1 to 100 (default 20) */
-                    limit?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                endToEndId: string;
-                                txid: string | null;
-                                /** @description cents */
-                                amount: number;
-                                transactionId: number | null;
-                                /** @description why it could not pay its sale */
-                                reason: string;
-                                /**
-                                 * @description the devolução: TO_SEND until the PSP has it
-                                 * @enum {string}
-                                 */
-                                status: "TO_SEND" | "EM_PROCESSAMENTO" | "DEVOLVIDO" | "NAO_REALIZADO";
-                                /** @description the PSP's motivo, when it gave one */
-                                detail: string | null;
-                                /** Format: date-time */
-                                paidAt: string;
-                                /** Format: date-time */
-                                receivedAt: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description short title, for errors without an identifier */
-                            error?: string;
-                            message: string;
-                            /** @description machine identifier */
-                            errorType?: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            requestId?: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listPixReturns"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1526,59 +359,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Invite a seller to the panel: a one-use link (72 h) to set the account's password */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description positive integer id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            /** @description no body, an empty body or {} */
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uri */
-                            url: string;
-                            /** Format: date-time */
-                            expiresAt: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description short title, for errors without an identifier */
-                            error?: string;
-                            message: string;
-                            /** @description machine identifier */
-                            errorType?: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            requestId?: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createPanelInvite"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1594,113 +375,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create a seller and its first key pair */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        email: string;
-                        document?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the userId of notifications */
-                            id: number;
-                            name: string;
-                            email: string;
-                            document: string | null;
-                            apiWithdrawalEnabled: boolean;
-                            transferAllowed: boolean;
-                            feeSchedule: {
-                                /** @description fixedCents + percentBasisPoints of the sale amount */
-                                pix: {
-                                    /** @description an integer of cents from 0 to 100000000 */
-                                    fixedCents: number;
-                                    /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                    percentBasisPoints: number;
-                                };
-                                /** @description fixedCents + percentBasisPoints of the sale amount */
-                                boleto: {
-                                    /** @description an integer of cents from 0 to 100000000 */
-                                    fixedCents: number;
-                                    /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                    percentBasisPoints: number;
-                                };
-                                /** @description fixedCents + percentBasisPoints of the sale amount */
-                                creditCard: {
-                                    /** @description an integer of cents from 0 to 100000000 */
-                                    fixedCents: number;
-                                    /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                    percentBasisPoints: number;
-                                };
-                                /** @description fixedCents + percentBasisPoints of the sale amount */
-                                debitCard: {
-                                    /** @description an integer of cents from 0 to 100000000 */
-                                    fixedCents: number;
-                                    /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                    percentBasisPoints: number;
-                                };
-                                /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                reserveBasisPoints: number;
-                                /** @description an integer number of days from 0 to 365 */
-                                reserveDays: number;
-                                /** @description an integer of cents from 0 to 100000000 */
-                                chargebackFineCents: number;
-                                /** @description fixedCents + variableBasisPoints of the cashout amount */
-                                cashout: {
-                                    /** @description an integer of cents from 0 to 100000000 */
-                                    fixedCents: number;
-                                    /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                    variableBasisPoints: number;
-                                };
-                            } | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            publicKey: string;
-                            /** @description shown once, stored only as a digest */
-                            privateKey: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description short title, for errors without an identifier */
-                            error?: string;
-                            message: string;
-                            /** @description machine identifier */
-                            errorType?: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            requestId?: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Create a seller and its first key pair
+         * @description The answer carries the private key: it is shown only here. The seller's id is the `userId` of its notifications.
+         */
+        post: operations["createSeller"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1715,267 +394,17 @@ export interface paths {
             cookie?: never;
         };
         /** Read a seller, its settings and key list */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description positive integer id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the userId of notifications */
-                            id: number;
-                            name: string;
-                            email: string;
-                            document: string | null;
-                            apiWithdrawalEnabled: boolean;
-                            transferAllowed: boolean;
-                            feeSchedule: {
-                                /** @description fixedCents + percentBasisPoints of the sale amount */
-                                pix: {
-                                    /** @description an integer of cents from 0 to 100000000 */
-                                    fixedCents: number;
-                                    /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                    percentBasisPoints: number;
-                                };
-                                /** @description fixedCents + percentBasisPoints of the sale amount */
-                                boleto: {
-                                    /** @description an integer of cents from 0 to 100000000 */
-                                    fixedCents: number;
-                                    /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                    percentBasisPoints: number;
-                                };
-                                /** @description fixedCents + percentBasisPoints of the sale amount */
-                                creditCard: {
-                                    /** @description an integer of cents from 0 to 100000000 */
-                                    fixedCents: number;
-                                    /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                    percentBasisPoints: number;
-                                };
-                                /** @description fixedCents + percentBasisPoints of the sale amount */
-                                debitCard: {
-                                    /** @description an integer of cents from 0 to 100000000 */
-                                    fixedCents: number;
-                                    /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                    percentBasisPoints: number;
-                                };
-                                /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                reserveBasisPoints: number;
-                                /** @description an integer number of days from 0 to 365 */
-                                reserveDays: number;
-                                /** @description an integer of cents from 0 to 100000000 */
-                                chargebackFineCents: number;
-                                /** @description fixedCents + variableBasisPoints of the cashout amount */
-                                cashout: {
-                                    /** @description an integer of cents from 0 to 100000000 */
-                                    fixedCents: number;
-                                    /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                    variableBasisPoints: number;
-                                };
-                            } | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            keys: {
-                                publicKey: string;
-                                /** Format: date-time */
-                                createdAt: string;
-                                revokedAt: string | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description short title, for errors without an identifier */
-                            error?: string;
-                            message: string;
-                            /** @description machine identifier */
-                            errorType?: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            requestId?: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getSeller"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Change a seller's settings */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description positive integer id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        email?: string;
-                        apiWithdrawalEnabled?: boolean;
-                        transferAllowed?: boolean;
-                        /** @description the seller's own schedule, a deep-partial patch over its current one (or the platform's); null to follow the platform */
-                        feeSchedule?: {
-                            /** @description fixedCents + percentBasisPoints of the sale amount */
-                            pix?: {
-                                /** @description an integer of cents from 0 to 100000000 */
-                                fixedCents?: number;
-                                /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                percentBasisPoints?: number;
-                            };
-                            /** @description fixedCents + percentBasisPoints of the sale amount */
-                            boleto?: {
-                                /** @description an integer of cents from 0 to 100000000 */
-                                fixedCents?: number;
-                                /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                percentBasisPoints?: number;
-                            };
-                            /** @description fixedCents + percentBasisPoints of the sale amount */
-                            creditCard?: {
-                                /** @description an integer of cents from 0 to 100000000 */
-                                fixedCents?: number;
-                                /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                percentBasisPoints?: number;
-                            };
-                            /** @description fixedCents + percentBasisPoints of the sale amount */
-                            debitCard?: {
-                                /** @description an integer of cents from 0 to 100000000 */
-                                fixedCents?: number;
-                                /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                percentBasisPoints?: number;
-                            };
-                            /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                            reserveBasisPoints?: number;
-                            /** @description an integer number of days from 0 to 365 */
-                            reserveDays?: number;
-                            /** @description an integer of cents from 0 to 100000000 */
-                            chargebackFineCents?: number;
-                            /** @description fixedCents + variableBasisPoints of the cashout amount */
-                            cashout?: {
-                                /** @description an integer of cents from 0 to 100000000 */
-                                fixedCents?: number;
-                                /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                variableBasisPoints?: number;
-                            };
-                        } | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the userId of notifications */
-                            id: number;
-                            name: string;
-                            email: string;
-                            document: string | null;
-                            apiWithdrawalEnabled: boolean;
-                            transferAllowed: boolean;
-                            feeSchedule: {
-                                /** @description fixedCents + percentBasisPoints of the sale amount */
-                                pix: {
-                                    /** @description an integer of cents from 0 to 100000000 */
-                                    fixedCents: number;
-                                    /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                    percentBasisPoints: number;
-                                };
-                                /** @description fixedCents + percentBasisPoints of the sale amount */
-                                boleto: {
-                                    /** @description an integer of cents from 0 to 100000000 */
-                                    fixedCents: number;
-                                    /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                    percentBasisPoints: number;
-                                };
-                                /** @description fixedCents + percentBasisPoints of the sale amount */
-                                creditCard: {
-                                    /** @description an integer of cents from 0 to 100000000 */
-                                    fixedCents: number;
-                                    /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                    percentBasisPoints: number;
-                                };
-                                /** @description fixedCents + percentBasisPoints of the sale amount */
-                                debitCard: {
-                                    /** @description an integer of cents from 0 to 100000000 */
-                                    fixedCents: number;
-                                    /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                    percentBasisPoints: number;
-                                };
-                                /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                reserveBasisPoints: number;
-                                /** @description an integer number of days from 0 to 365 */
-                                reserveDays: number;
-                                /** @description an integer of cents from 0 to 100000000 */
-                                chargebackFineCents: number;
-                                /** @description fixedCents + variableBasisPoints of the cashout amount */
-                                cashout: {
-                                    /** @description an integer of cents from 0 to 100000000 */
-                                    fixedCents: number;
-                                    /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                    variableBasisPoints: number;
-                                };
-                            } | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description short title, for errors without an identifier */
-                            error?: string;
-                            message: string;
-                            /** @description machine identifier */
-                            errorType?: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            requestId?: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Change a seller's settings
+         * @description Names any of the fields and keeps the rest; a fee schedule is merged over its own (or the platform's) and checked whole.
+         */
+        patch: operations["updateSeller"];
         trace?: never;
     };
     "/admin/sellers/{id}/keys": {
@@ -1987,61 +416,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Issue a new key pair */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description positive integer id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            /** @description no body, an empty body or {} */
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            publicKey: string;
-                            /** @description shown once, stored only as a digest */
-                            privateKey: string;
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description short title, for errors without an identifier */
-                            error?: string;
-                            message: string;
-                            /** @description machine identifier */
-                            errorType?: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            requestId?: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Issue a new key pair
+         * @description The private key is shown only in this answer; the keys issued before keep working until revoked.
+         */
+        post: operations["createSellerKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2059,47 +438,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Revoke a key pair at once, in every process */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    publicKey: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description short title, for errors without an identifier */
-                            error?: string;
-                            message: string;
-                            /** @description machine identifier */
-                            errorType?: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            requestId?: string;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["revokeSellerKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2113,54 +452,7 @@ export interface paths {
             cookie?: never;
         };
         /** Recompute every balance from the journal and check every posting */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ok: boolean;
-                            sellersChecked: number;
-                            mismatches: ({
-                                check: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description short title, for errors without an identifier */
-                            error?: string;
-                            message: string;
-                            /** @description machine identifier */
-                            errorType?: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            requestId?: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["verifyLedger"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2178,104 +470,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Apply a processor/operator event to a transaction (CONTRACT §6) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description positive integer id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        event: "PAYMENT_CONFIRMED" | "SENT_TO_PROCESSOR" | "APPROVED" | "DECLINED" | "PROCESSING_ERROR" | "RETRY_PROCESSED" | "CANCELLED" | "EXPIRED" | "REFUNDED" | "CHARGEBACK_OPENED" | "CHARGEBACK_REVERTED" | "CHARGEBACK_CONFIRMED" | "MED_OPENED" | "MED_WON" | "MED_LOST";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            /** @enum {string} */
-                            status: "PENDENTE" | "EM_PROCESSAMENTO" | "PAGO" | "CANCELADO" | "RECUSADO" | "ESTORNADO" | "FALHA" | "CHARGEBACK" | "MED";
-                            /** @description cents */
-                            amount: number;
-                            netAmount: number | null;
-                            systemFee: number | null;
-                            reserveAmount: number | null;
-                            /** @description cents: the refunds that SUCCEEDED (0 when none) */
-                            refundedAmount: number;
-                            /** @enum {string} */
-                            paymentMethod: "PIX" | "CREDIT_CARD" | "DEBIT_CARD" | "BOLETO";
-                            /** Format: date-time */
-                            date: string;
-                            completedAt: string | null;
-                            customer: {
-                                name: string;
-                                email: string;
-                                document: string | null;
-                                phone: string | null;
-                            };
-                            items: {
-                                id: number;
-                                title: string;
-                                /** @description cents */
-                                unitPrice: number;
-                                quantity: number;
-                                tangible: boolean;
-                            }[];
-                            pixKey: string | null;
-                            cardLastFour: string | null;
-                            cardBrand: string | null;
-                            boletoCode: string | null;
-                            externalTransactionId: string;
-                            installments: number | null;
-                            shipping: {
-                                street: string;
-                                number: string;
-                                complement: string | null;
-                                neighborhood: string;
-                                city: string;
-                                state: string;
-                                zipCode: string;
-                                /** @description cents */
-                                fee: number;
-                            } | null;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description short title, for errors without an identifier */
-                            error?: string;
-                            message: string;
-                            /** @description machine identifier */
-                            errorType?: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            requestId?: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Apply a processor/operator event to a transaction
+         * @description What a provider would report, applied along the spec's state table with its postings and notifications: PAYMENT_CONFIRMED (PENDENTE → PAGO), SENT_TO_PROCESSOR, APPROVED, DECLINED, PROCESSING_ERROR, RETRY_PROCESSED, CANCELLED, EXPIRED, REFUNDED (a refund of all that is left), CHARGEBACK_OPENED / _REVERTED / _CONFIRMED (cards), MED_OPENED / MED_WON / MED_LOST (PIX). The event last applied again answers 200 and changes nothing.
+         */
+        post: operations["applyTransactionEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2290,231 +489,17 @@ export interface paths {
             cookie?: never;
         };
         /** The platform's default fee schedule */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description fixed amounts in cents, percentages in basis points */
-                            feeSchedule: {
-                                /** @description fixedCents + percentBasisPoints of the sale amount */
-                                pix: {
-                                    /** @description an integer of cents from 0 to 100000000 */
-                                    fixedCents: number;
-                                    /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                    percentBasisPoints: number;
-                                };
-                                /** @description fixedCents + percentBasisPoints of the sale amount */
-                                boleto: {
-                                    /** @description an integer of cents from 0 to 100000000 */
-                                    fixedCents: number;
-                                    /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                    percentBasisPoints: number;
-                                };
-                                /** @description fixedCents + percentBasisPoints of the sale amount */
-                                creditCard: {
-                                    /** @description an integer of cents from 0 to 100000000 */
-                                    fixedCents: number;
-                                    /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                    percentBasisPoints: number;
-                                };
-                                /** @description fixedCents + percentBasisPoints of the sale amount */
-                                debitCard: {
-                                    /** @description an integer of cents from 0 to 100000000 */
-                                    fixedCents: number;
-                                    /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                    percentBasisPoints: number;
-                                };
-                                /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                reserveBasisPoints: number;
-                                /** @description an integer number of days from 0 to 365 */
-                                reserveDays: number;
-                                /** @description an integer of cents from 0 to 100000000 */
-                                chargebackFineCents: number;
-                                /** @description fixedCents + variableBasisPoints of the cashout amount */
-                                cashout: {
-                                    /** @description an integer of cents from 0 to 100000000 */
-                                    fixedCents: number;
-                                    /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                    variableBasisPoints: number;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description short title, for errors without an identifier */
-                            error?: string;
-                            message: string;
-                            /** @description machine identifier */
-                            errorType?: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            requestId?: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getSettings"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Change the platform's default fee schedule (deep-partial); applies to sales created afterwards */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description a deep-partial fee schedule: any of its keys, the others kept */
-                        feeSchedule: {
-                            /** @description fixedCents + percentBasisPoints of the sale amount */
-                            pix?: {
-                                /** @description an integer of cents from 0 to 100000000 */
-                                fixedCents?: number;
-                                /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                percentBasisPoints?: number;
-                            };
-                            /** @description fixedCents + percentBasisPoints of the sale amount */
-                            boleto?: {
-                                /** @description an integer of cents from 0 to 100000000 */
-                                fixedCents?: number;
-                                /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                percentBasisPoints?: number;
-                            };
-                            /** @description fixedCents + percentBasisPoints of the sale amount */
-                            creditCard?: {
-                                /** @description an integer of cents from 0 to 100000000 */
-                                fixedCents?: number;
-                                /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                percentBasisPoints?: number;
-                            };
-                            /** @description fixedCents + percentBasisPoints of the sale amount */
-                            debitCard?: {
-                                /** @description an integer of cents from 0 to 100000000 */
-                                fixedCents?: number;
-                                /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                percentBasisPoints?: number;
-                            };
-                            /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                            reserveBasisPoints?: number;
-                            /** @description an integer number of days from 0 to 365 */
-                            reserveDays?: number;
-                            /** @description an integer of cents from 0 to 100000000 */
-                            chargebackFineCents?: number;
-                            /** @description fixedCents + variableBasisPoints of the cashout amount */
-                            cashout?: {
-                                /** @description an integer of cents from 0 to 100000000 */
-                                fixedCents?: number;
-                                /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                variableBasisPoints?: number;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description fixed amounts in cents, percentages in basis points */
-                            feeSchedule: {
-                                /** @description fixedCents + percentBasisPoints of the sale amount */
-                                pix: {
-                                    /** @description an integer of cents from 0 to 100000000 */
-                                    fixedCents: number;
-                                    /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                    percentBasisPoints: number;
-                                };
-                                /** @description fixedCents + percentBasisPoints of the sale amount */
-                                boleto: {
-                                    /** @description an integer of cents from 0 to 100000000 */
-                                    fixedCents: number;
-                                    /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                    percentBasisPoints: number;
-                                };
-                                /** @description fixedCents + percentBasisPoints of the sale amount */
-                                creditCard: {
-                                    /** @description an integer of cents from 0 to 100000000 */
-                                    fixedCents: number;
-                                    /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                    percentBasisPoints: number;
-                                };
-                                /** @description fixedCents + percentBasisPoints of the sale amount */
-                                debitCard: {
-                                    /** @description an integer of cents from 0 to 100000000 */
-                                    fixedCents: number;
-                                    /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                    percentBasisPoints: number;
-                                };
-                                /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                reserveBasisPoints: number;
-                                /** @description an integer number of days from 0 to 365 */
-                                reserveDays: number;
-                                /** @description an integer of cents from 0 to 100000000 */
-                                chargebackFineCents: number;
-                                /** @description fixedCents + variableBasisPoints of the cashout amount */
-                                cashout: {
-                                    /** @description an integer of cents from 0 to 100000000 */
-                                    fixedCents: number;
-                                    /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
-                                    variableBasisPoints: number;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description short title, for errors without an identifier */
-                            error?: string;
-                            message: string;
-                            /** @description machine identifier */
-                            errorType?: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            requestId?: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Change the platform's default fee schedule (deep-partial); applies to sales created afterwards
+         * @description Names any keys of the schedule and keeps the rest. An unknown key or a value out of its range is a 400 naming it, and nothing changes.
+         */
+        patch: operations["updateSettings"];
         trace?: never;
     };
     "/admin/cashouts/{id}/events": {
@@ -2526,78 +511,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Apply a payout provider/operator event to a cashout (CONTRACT §6) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description positive integer id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        event: "PROCESSING" | "COMPLETED" | "REJECTED" | "CANCELLED";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            /** @description reais with two decimals */
-                            amount: string;
-                            /** @description reais with two decimals */
-                            netAmount: string;
-                            pixKey: string;
-                            /** @enum {string} */
-                            pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "RANDOM";
-                            /** @enum {string} */
-                            status: "PENDING" | "PROCESSING" | "COMPLETED" | "CANCELLED" | "REJECTED";
-                            /** Format: date-time */
-                            createdAt: string;
-                            fees: {
-                                /** @description reais with two decimals */
-                                fixed: string;
-                                /** @description reais with two decimals */
-                                variable: string;
-                                /** @description reais with two decimals */
-                                total: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description short title, for errors without an identifier */
-                            error?: string;
-                            message: string;
-                            /** @description machine identifier */
-                            errorType?: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            requestId?: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Apply a payout provider/operator event to a cashout
+         * @description PENDING → PROCESSING; PROCESSING → COMPLETED or REJECTED; PENDING → CANCELLED. The event last applied again answers 200 and changes nothing.
+         */
+        post: operations["applyCashoutEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2607,12 +525,2508 @@ export interface paths {
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: never;
-    responses: never;
+    schemas: {
+        /** ApiKeyCreated */
+        ApiKeyCreated: {
+            /** @description X-Api-Public-Key */
+            publicKey: string;
+            /** @description X-Api-Private-Key: shown once, stored only as a digest */
+            privateKey: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** ApiKeySummary */
+        ApiKeySummary: {
+            publicKey: string;
+            /** Format: date-time */
+            createdAt: string;
+            revokedAt: string | null;
+        };
+        /**
+         * ApiWithdrawalDisabledGloballyError
+         * @description cashout through the API is disabled for this account
+         */
+        ApiWithdrawalDisabledGloballyError: components["schemas"]["Error"] & {
+            /** @enum {string} */
+            errorType: "API_WITHDRAWAL_DISABLED_GLOBALLY";
+        };
+        /**
+         * BadRequestError
+         * @description the request is malformed
+         */
+        BadRequestError: components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error: "Bad Request";
+        };
+        /**
+         * Balance
+         * @description The balance, in integer cents (all zero for a seller with no movement).
+         */
+        Balance: {
+            /** @description cents usable for cashout; negative when refunds or disputes took more than there was (the seller owes) */
+            available: number;
+            /** @description cents reserved: pending cashouts and refunds, open MEDs, reserves */
+            blocked: number;
+            /** @description cents; available + blocked */
+            total: number;
+        };
+        /**
+         * BoletoOptions
+         * @description BOLETO only
+         */
+        BoletoOptions: {
+            dueDate?: string | null;
+        };
+        /**
+         * CardInput
+         * @description required for CREDIT_CARD and DEBIT_CARD (debit: Visa, Mastercard or Elo), refused otherwise; only the brand, the last four digits and a keyed fingerprint are kept
+         */
+        CardInput: {
+            /** @description 12 to 19 digits passing the Luhn check, of Visa, Mastercard, Elo, Amex, Hipercard or Diners */
+            number: string;
+            holderName: string;
+            /** @description 1 to 12 */
+            expirationMonth: number;
+            /** @description four digits; a card is good through the last day of its expiry month */
+            expirationYear: number;
+            /** @description 3 digits, 4 for Amex; used for the processor call only, never kept */
+            cvv: string;
+        };
+        /**
+         * Cashout
+         * @description A payout to a PIX key: money as strings of reais with two decimals.
+         */
+        Cashout: {
+            id: number;
+            /** @description reais with two decimals */
+            amount: string;
+            /** @description reais with two decimals: the amount less the fees, what the PIX key receives */
+            netAmount: string;
+            /** @description the destination key, normalised */
+            pixKey: string;
+            /** @enum {string} */
+            pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "RANDOM";
+            /**
+             * @description PENDING at creation; later changes arrive through WITHDRAWAL webhooks
+             * @enum {string}
+             */
+            status: "PENDING" | "PROCESSING" | "COMPLETED" | "CANCELLED" | "REJECTED";
+            /** Format: date-time */
+            createdAt: string;
+            fees: components["schemas"]["CashoutFees"];
+        };
+        /** CashoutEvent */
+        CashoutEvent: {
+            /** @enum {string} */
+            event: "PROCESSING" | "COMPLETED" | "REJECTED" | "CANCELLED";
+        };
+        /**
+         * CashoutFee
+         * @description fixedCents + variableBasisPoints of the cashout amount
+         */
+        CashoutFee: {
+            /** @description an integer of cents from 0 to 100000000 */
+            fixedCents: number;
+            /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
+            variableBasisPoints: number;
+        };
+        /**
+         * CashoutFeePatch
+         * @description fixedCents + variableBasisPoints of the cashout amount
+         */
+        CashoutFeePatch: {
+            /** @description an integer of cents from 0 to 100000000 */
+            fixedCents?: number;
+            /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
+            variableBasisPoints?: number;
+        };
+        /**
+         * CashoutFees
+         * @description fixed + variable (basis points of the amount) = total, each in reais with two decimals
+         */
+        CashoutFees: {
+            /** @description reais with two decimals */
+            fixed: string;
+            /** @description reais with two decimals */
+            variable: string;
+            /** @description reais with two decimals */
+            total: string;
+        };
+        /**
+         * CashoutRequest
+         * @description Unknown fields are ignored. Amounts in reais: from 100.00 to 100000.00, at most the available balance.
+         */
+        CashoutRequest: {
+            amount: number | string;
+            /** @description a string of 8 to 77 characters; a key of its pixKeyType: CPF or CNPJ with valid check digits (punctuation allowed), an e-mail, PHONE as +55, the area code and the number, RANDOM a UUID; answered normalised */
+            pixKey: string;
+            pixKeyType?: ("CPF" | "CNPJ" | "EMAIL" | "PHONE" | "RANDOM") | null;
+        };
+        /** Customer */
+        Customer: {
+            name: string;
+            email: string;
+            document: string | null;
+            phone: string | null;
+        };
+        /**
+         * CustomerInput
+         * @description the payer; `document` (CPF or CNPJ) is required for BOLETO
+         */
+        CustomerInput: {
+            /** @description a string of 1 to 200 characters, not blank */
+            name: string;
+            /** @description a valid e-mail address of at most 254 characters */
+            email: string;
+            document?: string | null;
+            phone?: string | null;
+        };
+        /**
+         * EmptyBody
+         * @description no body, an empty body or {}
+         */
+        EmptyBody: Record<string, never>;
+        /**
+         * Error
+         * @description Every error answer has this shape (Content-Type: application/json; charset=utf-8).
+         */
+        Error: {
+            /** @description a short title, on errors without an identifier (401, 403 of another account, 404, 400 of a bad id, 500…) */
+            error?: string;
+            /** @description for people; never echoes the request */
+            message: string;
+            /** @description the machine identifier, on errors that have one */
+            errorType?: string;
+            /** @description every field refused, at once */
+            details?: components["schemas"]["FieldError"][];
+            /** @description on a 500: quote it to support (it is in the log) */
+            requestId?: string;
+        };
+        /**
+         * FeeSchedule
+         * @description Fixed amounts in cents, percentages in basis points (100 bp = 1 %): the fee of each payment method; the reserve held from each net (reserveBasisPoints) and the days until it is released (reserveDays); the pre-chargeback fine; the cashout fee.
+         */
+        FeeSchedule: {
+            pix: components["schemas"]["MethodFee"];
+            boleto: components["schemas"]["MethodFee"];
+            creditCard: components["schemas"]["MethodFee"];
+            debitCard: components["schemas"]["MethodFee"];
+            /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
+            reserveBasisPoints: number;
+            /** @description an integer number of days from 0 to 365 */
+            reserveDays: number;
+            /** @description an integer of cents from 0 to 100000000 */
+            chargebackFineCents: number;
+            cashout: components["schemas"]["CashoutFee"];
+        };
+        /**
+         * FeeSchedulePatch
+         * @description a deep-partial fee schedule: any of its keys, the others kept
+         */
+        FeeSchedulePatch: {
+            pix?: components["schemas"]["MethodFeePatch"];
+            boleto?: components["schemas"]["MethodFeePatch"];
+            creditCard?: components["schemas"]["MethodFeePatch"];
+            debitCard?: components["schemas"]["MethodFeePatch"];
+            /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
+            reserveBasisPoints?: number;
+            /** @description an integer number of days from 0 to 365 */
+            reserveDays?: number;
+            /** @description an integer of cents from 0 to 100000000 */
+            chargebackFineCents?: number;
+            cashout?: components["schemas"]["CashoutFeePatch"];
+        };
+        /** FieldError */
+        FieldError: {
+            /** @description the field, dotted (`items.0.title`), or `body` */
+            field: string;
+            message: string;
+        };
+        /**
+         * ForbiddenError
+         * @description the resource belongs to another account
+         */
+        ForbiddenError: components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error: "Forbidden";
+        };
+        /**
+         * IdempotencyKeyInUseError
+         * @description a request with this Idempotency-Key is still being processed
+         */
+        IdempotencyKeyInUseError: components["schemas"]["Error"] & {
+            /** @enum {string} */
+            errorType: "IDEMPOTENCY_KEY_IN_USE";
+        };
+        /**
+         * IdempotencyKeyReusedError
+         * @description this Idempotency-Key was used within 24 h with another body
+         */
+        IdempotencyKeyReusedError: components["schemas"]["Error"] & {
+            /** @enum {string} */
+            errorType: "IDEMPOTENCY_KEY_REUSED";
+        };
+        /**
+         * InsufficientBalanceError
+         * @description the available balance does not cover the amount
+         */
+        InsufficientBalanceError: components["schemas"]["Error"] & {
+            /** @enum {string} */
+            errorType: "INSUFFICIENT_BALANCE";
+        };
+        /**
+         * InternalError
+         * @description an unexpected failure; `requestId` finds it in the log
+         */
+        InternalError: components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error: "Internal Server Error";
+        };
+        /**
+         * InvalidPixKeyError
+         * @description `pixKey` is not a valid key of its `pixKeyType`; `details` names `pixKey`
+         */
+        InvalidPixKeyError: components["schemas"]["Error"] & {
+            /** @enum {string} */
+            errorType: "INVALID_PIX_KEY";
+        };
+        /**
+         * InvalidTransitionError
+         * @description the resource's status does not allow this
+         */
+        InvalidTransitionError: components["schemas"]["Error"] & {
+            /** @enum {string} */
+            errorType: "INVALID_TRANSITION";
+        };
+        /** ItemInput */
+        ItemInput: {
+            /** @description a string of 1 to 255 characters, not blank */
+            title: string;
+            /** @description an integer of cents from 1 to 9999999999 */
+            unitPrice: number;
+            /** @description an integer from 1 to 10000 */
+            quantity: number;
+            tangible: boolean;
+        };
+        /**
+         * LedgerMismatch
+         * @description the broken invariant and the ids and sums that show it
+         */
+        LedgerMismatch: {
+            /** @description posting_balanced, seller_balance, line_seller or refunded_customer_funds */
+            check: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** LedgerReport */
+        LedgerReport: {
+            /** @description true when every invariant holds */
+            ok: boolean;
+            sellersChecked: number;
+            /** @description at most 100 per check */
+            mismatches: components["schemas"]["LedgerMismatch"][];
+        };
+        /**
+         * MaximumValueError
+         * @description the amount is above 100000.00 reais
+         */
+        MaximumValueError: components["schemas"]["Error"] & {
+            /** @enum {string} */
+            errorType: "MAXIMUM_VALUE";
+        };
+        /**
+         * MethodFee
+         * @description fixedCents + percentBasisPoints of the sale amount
+         */
+        MethodFee: {
+            /** @description an integer of cents from 0 to 100000000 */
+            fixedCents: number;
+            /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
+            percentBasisPoints: number;
+        };
+        /**
+         * MethodFeePatch
+         * @description fixedCents + percentBasisPoints of the sale amount
+         */
+        MethodFeePatch: {
+            /** @description an integer of cents from 0 to 100000000 */
+            fixedCents?: number;
+            /** @description an integer of basis points from 0 to 10000 (100 bp = 1 %) */
+            percentBasisPoints?: number;
+        };
+        /**
+         * MinimumValueError
+         * @description the amount is below 100.00 reais, or its fees reach it
+         */
+        MinimumValueError: components["schemas"]["Error"] & {
+            /** @enum {string} */
+            errorType: "MINIMUM_VALUE";
+        };
+        /**
+         * NotFoundError
+         * @description no such resource
+         */
+        NotFoundError: components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error: "Not Found";
+        };
+        /** Notification */
+        Notification: {
+            id: number;
+            /** @enum {string} */
+            kind: "TRANSACTION_WEBHOOK" | "TRANSACTION_POSTBACK" | "WITHDRAWAL_WEBHOOK";
+            url: string;
+            /** @description the transaction id or the cashout id; null for a test notification (POST /api/webhooks/{id}/test) */
+            resourceId: number | null;
+            /** @description the status it announces (PAGO, ESTORNADO…, or PROCESSING, COMPLETED… for a cashout) */
+            eventStatus: string;
+            /**
+             * @description PENDING until a 2xx within 10 s (DELIVERED) or the retries end, about three days later (FAILED)
+             * @enum {string}
+             */
+            status: "PENDING" | "DELIVERED" | "FAILED";
+            attempts: number;
+            /** @description the receiver's last HTTP status; null before any answer */
+            lastResponseStatus: number | null;
+            /** @description while PENDING; otherwise null */
+            nextAttemptAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description a test notification (POST /api/webhooks/{id}/test): a fixed sample body, sent with the header X-Test-Event: true */
+            test: boolean;
+        };
+        /** NotificationPage */
+        NotificationPage: {
+            data: components["schemas"]["Notification"][];
+            /** @description the `cursor` of the next page; null on the last one */
+            nextCursor: string | null;
+        };
+        /** PanelInvite */
+        PanelInvite: {
+            /**
+             * Format: uri
+             * @description where the seller sets the password; usable once
+             */
+            url: string;
+            /** Format: date-time */
+            expiresAt: string;
+        };
+        /**
+         * PayloadTooLargeError
+         * @description the body is over 1 MiB
+         */
+        PayloadTooLargeError: components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error: "Payload Too Large";
+        };
+        /**
+         * PixOptions
+         * @description PIX only
+         */
+        PixOptions: {
+            expiresInSeconds?: number | null;
+        };
+        /**
+         * PixReturn
+         * @description A Pix received that paid no sale, returned whole by a devolução
+         */
+        PixReturn: {
+            endToEndId: string;
+            txid: string | null;
+            /** @description cents */
+            amount: number;
+            transactionId: number | null;
+            /** @description why it could not pay its sale */
+            reason: string;
+            /**
+             * @description the devolução: TO_SEND until the PSP has it
+             * @enum {string}
+             */
+            status: "TO_SEND" | "EM_PROCESSAMENTO" | "DEVOLVIDO" | "NAO_REALIZADO";
+            /** @description the PSP's motivo, when it gave one */
+            detail: string | null;
+            /** Format: date-time */
+            paidAt: string;
+            /** Format: date-time */
+            receivedAt: string;
+        };
+        /** PixReturnList */
+        PixReturnList: {
+            data: components["schemas"]["PixReturn"][];
+        };
+        /**
+         * ProviderError
+         * @description a payment provider failed or refused in a way the seller cannot fix; nothing was created
+         */
+        ProviderError: components["schemas"]["Error"] & {
+            /** @enum {string} */
+            errorType: "PROVIDER_ERROR";
+        };
+        /**
+         * RateLimitedError
+         * @description too many requests; retry after `Retry-After` seconds
+         */
+        RateLimitedError: components["schemas"]["Error"] & {
+            /** @enum {string} */
+            errorType: "RATE_LIMITED";
+        };
+        /** Refund */
+        Refund: {
+            id: number;
+            transactionId: number;
+            /** @description cents */
+            amount: number;
+            /**
+             * @description PENDING while its cents wait in blocked (a PIX devolução until the PSP reports it); SUCCEEDED: the payer has them; FAILED: back in available
+             * @enum {string}
+             */
+            status: "PENDING" | "SUCCEEDED" | "FAILED";
+            failureReason: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            completedAt: string | null;
+        };
+        /**
+         * RefundExceedsAmountError
+         * @description the amount is above what is left to refund; `details` names `amount`
+         */
+        RefundExceedsAmountError: components["schemas"]["Error"] & {
+            /** @enum {string} */
+            errorType: "REFUND_EXCEEDS_AMOUNT";
+        };
+        /** RefundList */
+        RefundList: {
+            data: components["schemas"]["Refund"][];
+        };
+        /** RefundRequest */
+        RefundRequest: {
+            /** @description an integer of cents from 1 (default: all not yet refunded) */
+            amount?: number;
+        };
+        /** Sale */
+        Sale: {
+            id: number;
+            /**
+             * @description always PENDENTE at creation; a card sale then moves on through the processor
+             * @enum {string}
+             */
+            status: "PENDENTE" | "EM_PROCESSAMENTO" | "PAGO" | "CANCELADO" | "RECUSADO" | "ESTORNADO" | "FALHA" | "CHARGEBACK" | "MED";
+            /** @description cents, as a string */
+            amount: string;
+            /** @enum {string} */
+            paymentMethod: "PIX" | "CREDIT_CARD" | "DEBIT_CARD" | "BOLETO";
+            customer: components["schemas"]["Customer"];
+            payment: components["schemas"]["SalePayment"];
+            shipping: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** SaleBoleto */
+        SaleBoleto: {
+            /** @description the 47-digit linha digitável */
+            code: string;
+            /** @description the 44-digit barcode */
+            barcode: string;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            dueDate: string;
+        };
+        /** SaleCreated */
+        SaleCreated: {
+            message: string;
+            sale: components["schemas"]["Sale"];
+        };
+        /** SalePayment */
+        SalePayment: {
+            /** @enum {string} */
+            method: "PIX" | "CREDIT_CARD" | "DEBIT_CARD" | "BOLETO";
+            installments: number | null;
+            pix: components["schemas"]["SalePix"] | null;
+            boleto: components["schemas"]["SaleBoleto"] | null;
+        };
+        /** SalePix */
+        SalePix: {
+            /** @description the BR Code "copia e cola" text */
+            key: string;
+            /** @description a data URI, data:image/png;base64,…, of the QR of exactly that text */
+            qrCodeBase64: string;
+            expiresAt: string | null;
+        };
+        /**
+         * SaleRequest
+         * @description Unknown fields are ignored; every violation is reported at once.
+         */
+        SaleRequest: {
+            /** @description an integer of cents from 100 to 9999999999; the sum of unitPrice × quantity over the items, plus shipping.fee */
+            amount: number;
+            /**
+             * @description decides which of card, installments, pix and boleto the sale takes
+             * @enum {unknown}
+             */
+            paymentMethod: "PIX" | "CREDIT_CARD" | "DEBIT_CARD" | "BOLETO";
+            customer: components["schemas"]["CustomerInput"];
+            /** @description an array of 1 to 100 items */
+            items: components["schemas"]["ItemInput"][];
+            postbackUrl?: string | null;
+            installments?: number | null;
+            card?: components["schemas"]["CardInput"] | null;
+            shipping?: components["schemas"]["ShippingInput"] | null;
+            pix?: components["schemas"]["PixOptions"] | null;
+            boleto?: components["schemas"]["BoletoOptions"] | null;
+        };
+        /**
+         * SandboxPix
+         * @description the Pix as the PSP received it (an API Pix `Pix` object)
+         */
+        SandboxPix: {
+            endToEndId: string;
+            txid?: string;
+            /** @description reais with two decimals, as the API Pix writes them */
+            valor: string;
+            componentesValor?: {
+                original: {
+                    valor: string;
+                };
+            };
+            /** @description the receiver's PIX key */
+            chave?: string;
+            /** Format: date-time */
+            horario: string;
+            infoPagador?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** SandboxPixPayment */
+        SandboxPixPayment: {
+            /** @description an integer of cents from 1 (default: the sale's amount) */
+            amount?: number;
+        };
+        /** Seller */
+        Seller: {
+            /** @description the userId of notifications */
+            id: number;
+            name: string;
+            email: string;
+            /** @description CPF or CNPJ, normalised */
+            document: string | null;
+            /** @description false: POST /api/public/cashout answers 403 API_WITHDRAWAL_DISABLED_GLOBALLY */
+            apiWithdrawalEnabled: boolean;
+            /** @description false: every cashout answers 403 TRANSFER_NOT_ALLOWED */
+            transferAllowed: boolean;
+            /** @description the seller's own fee schedule; null: the platform's */
+            feeSchedule: components["schemas"]["FeeSchedule"] | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** SellerCreated */
+        SellerCreated: {
+            /** @description the userId of notifications */
+            id: number;
+            name: string;
+            email: string;
+            /** @description CPF or CNPJ, normalised */
+            document: string | null;
+            /** @description false: POST /api/public/cashout answers 403 API_WITHDRAWAL_DISABLED_GLOBALLY */
+            apiWithdrawalEnabled: boolean;
+            /** @description false: every cashout answers 403 TRANSFER_NOT_ALLOWED */
+            transferAllowed: boolean;
+            /** @description the seller's own fee schedule; null: the platform's */
+            feeSchedule: components["schemas"]["FeeSchedule"] | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description X-Api-Public-Key */
+            publicKey: string;
+            /** @description X-Api-Private-Key: shown once, stored only as a digest */
+            privateKey: string;
+        };
+        /** SellerPatch */
+        SellerPatch: {
+            name?: string;
+            email?: string;
+            apiWithdrawalEnabled?: boolean;
+            transferAllowed?: boolean;
+            /** @description the seller's own schedule, a deep-partial patch over its current one (or the platform's); null to follow the platform */
+            feeSchedule?: components["schemas"]["FeeSchedulePatch"] | null;
+        };
+        /** SellerRequest */
+        SellerRequest: {
+            name: string;
+            email: string;
+            document?: string | null;
+        };
+        /** SellerWithKeys */
+        SellerWithKeys: {
+            /** @description the userId of notifications */
+            id: number;
+            name: string;
+            email: string;
+            /** @description CPF or CNPJ, normalised */
+            document: string | null;
+            /** @description false: POST /api/public/cashout answers 403 API_WITHDRAWAL_DISABLED_GLOBALLY */
+            apiWithdrawalEnabled: boolean;
+            /** @description false: every cashout answers 403 TRANSFER_NOT_ALLOWED */
+            transferAllowed: boolean;
+            /** @description the seller's own fee schedule; null: the platform's */
+            feeSchedule: components["schemas"]["FeeSchedule"] | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            keys: components["schemas"]["ApiKeySummary"][];
+        };
+        /**
+         * ServiceUnavailableError
+         * @description the database is unreachable; retry after `Retry-After` seconds
+         */
+        ServiceUnavailableError: components["schemas"]["Error"] & {
+            /** @enum {string} */
+            errorType: "SERVICE_UNAVAILABLE";
+        };
+        /** Settings */
+        Settings: {
+            feeSchedule: components["schemas"]["FeeSchedule"];
+        };
+        /** SettingsPatch */
+        SettingsPatch: {
+            feeSchedule: components["schemas"]["FeeSchedulePatch"];
+        };
+        /** Shipping */
+        Shipping: {
+            street: string;
+            number: string;
+            complement: string | null;
+            neighborhood: string;
+            city: string;
+            /** @description UF, two letters */
+            state: string;
+            /** @description CEP, 8 digits */
+            zipCode: string;
+            /** @description cents, included in the amount */
+            fee: number;
+        };
+        /**
+         * ShippingInput
+         * @description required when any item is tangible; its `fee` is part of the amount
+         */
+        ShippingInput: {
+            /** @description a string of 1 to 200 characters, not blank */
+            street: string;
+            /** @description a string of 1 to 20 characters, not blank */
+            number: string;
+            complement?: string | null;
+            /** @description a string of 1 to 100 characters, not blank */
+            neighborhood: string;
+            /** @description a string of 1 to 100 characters, not blank */
+            city: string;
+            /** @description two upper-case letters (UF, e.g. SP) */
+            state: string;
+            /** @description 8 digits (CEP without punctuation) */
+            zipCode: string;
+            /** @description an integer of cents from 0 to 9999999999 */
+            fee: number;
+        };
+        /** SigningSecret */
+        SigningSecret: {
+            /** @description `whsec_` and the base64 of 32 random bytes: the key of every `webhook-signature` */
+            secret: string;
+            /** Format: date-time */
+            createdAt: string;
+            previousSecretExpiresAt: string | null;
+        };
+        /**
+         * StatementLine
+         * @description One line of the seller's journal.
+         */
+        StatementLine: {
+            id: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** @enum {string} */
+            bucket: "available" | "blocked";
+            /** @description signed cents: positive raises the bucket */
+            amount: number;
+            /** @description what moved the money, e.g. FIRST_PAYMENT, RESERVE_RELEASE, REFUND_REQUESTED, MED_OPENED, CASHOUT_CREATED */
+            kind: string;
+            /** @description the sale it concerns, if any */
+            transactionId: number | null;
+            /** @description the cashout it concerns, if any */
+            cashoutId: number | null;
+        };
+        /** StatementPage */
+        StatementPage: {
+            data: components["schemas"]["StatementLine"][];
+            /** @description the `cursor` of the next page; null on the last one */
+            nextCursor: string | null;
+        };
+        /**
+         * Transaction
+         * @description A sale as read: money in numbers of cents.
+         */
+        Transaction: {
+            /** @description the sale id */
+            id: number;
+            /** @enum {string} */
+            status: "PENDENTE" | "EM_PROCESSAMENTO" | "PAGO" | "CANCELADO" | "RECUSADO" | "ESTORNADO" | "FALHA" | "CHARGEBACK" | "MED";
+            /** @description gross, cents */
+            amount: number;
+            netAmount: number | null;
+            systemFee: number | null;
+            reserveAmount: number | null;
+            /** @description cents: the refunds that SUCCEEDED (0 when none) */
+            refundedAmount: number;
+            /** @enum {string} */
+            paymentMethod: "PIX" | "CREDIT_CARD" | "DEBIT_CARD" | "BOLETO";
+            /**
+             * Format: date-time
+             * @description creation time
+             */
+            date: string;
+            completedAt: string | null;
+            customer: components["schemas"]["Customer"];
+            items: components["schemas"]["TransactionItem"][];
+            pixKey: string | null;
+            cardLastFour: string | null;
+            cardBrand: string | null;
+            boletoCode: string | null;
+            /** @description the id at the provider: the PIX charge's txid, the card processor's reference */
+            externalTransactionId: string;
+            installments: number | null;
+            shipping: components["schemas"]["Shipping"] | null;
+        };
+        /** TransactionEvent */
+        TransactionEvent: {
+            /** @enum {string} */
+            event: "PAYMENT_CONFIRMED" | "SENT_TO_PROCESSOR" | "APPROVED" | "DECLINED" | "PROCESSING_ERROR" | "RETRY_PROCESSED" | "CANCELLED" | "EXPIRED" | "REFUNDED" | "CHARGEBACK_OPENED" | "CHARGEBACK_REVERTED" | "CHARGEBACK_CONFIRMED" | "MED_OPENED" | "MED_WON" | "MED_LOST";
+        };
+        /** TransactionItem */
+        TransactionItem: {
+            id: number;
+            title: string;
+            /** @description cents */
+            unitPrice: number;
+            quantity: number;
+            /** @description true: a physical product; false: digital */
+            tangible: boolean;
+        };
+        /** TransactionPage */
+        TransactionPage: {
+            data: components["schemas"]["Transaction"][];
+            /** @description the `cursor` of the next page; null on the last one */
+            nextCursor: string | null;
+        };
+        /**
+         * TransferNotAllowedError
+         * @description transfers are not allowed for this account
+         */
+        TransferNotAllowedError: components["schemas"]["Error"] & {
+            /** @enum {string} */
+            errorType: "TRANSFER_NOT_ALLOWED";
+        };
+        /**
+         * UnauthorizedError
+         * @description missing or wrong credentials
+         */
+        UnauthorizedError: components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error: "Unauthorized";
+        };
+        /**
+         * UnsupportedMediaTypeError
+         * @description a body whose Content-Type is not application/json
+         */
+        UnsupportedMediaTypeError: components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error: "Unsupported Media Type";
+        };
+        /**
+         * ValidationError
+         * @description a field breaks its rule or is unknown; `details` names each one
+         */
+        ValidationError: components["schemas"]["Error"] & {
+            /** @enum {string} */
+            errorType: "VALIDATION_ERROR";
+        };
+        /** Webhook */
+        Webhook: {
+            id: number;
+            url: string;
+            /** @description TRANSACTION: status changes of sales; WITHDRAWAL: of cashouts */
+            types: ("TRANSACTION" | "WITHDRAWAL")[];
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** WebhookList */
+        WebhookList: {
+            data: components["schemas"]["Webhook"][];
+        };
+        /** WebhookRequest */
+        WebhookRequest: {
+            url: string;
+            types: ("TRANSACTION" | "WITHDRAWAL")[];
+        };
+    };
+    responses: {
+        /** @description - `IDEMPOTENCY_KEY_IN_USE`: a request with this Idempotency-Key is still being processed */
+        IdempotencyKeyInUse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["IdempotencyKeyInUseError"];
+            };
+        };
+        /** @description - `error: "Internal Server Error"`: an unexpected failure; `requestId` finds it in the log */
+        Internal: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["InternalError"];
+            };
+        };
+        /** @description - `RATE_LIMITED`: too many failed authentications from this address; retry after `Retry-After` seconds */
+        OperatorRateLimited: {
+            headers: {
+                /** @description seconds to wait before trying again */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RateLimitedError"];
+            };
+        };
+        /** @description - `SERVICE_UNAVAILABLE`: the database is unreachable; retry after `Retry-After` seconds */
+        OperatorServiceUnavailable: {
+            headers: {
+                /** @description seconds to wait before trying again */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ServiceUnavailableError"];
+            };
+        };
+        /** @description - `error: "Unauthorized"`: missing or wrong `Authorization: Bearer <ADMIN_TOKEN>` */
+        OperatorUnauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["UnauthorizedError"];
+            };
+        };
+        /** @description - `error: "Payload Too Large"`: the body is over 1 MiB */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["PayloadTooLargeError"];
+            };
+        };
+        /** @description - `RATE_LIMITED`: too many requests for this API key, or too many failed authentications from this address; retry after `Retry-After` seconds */
+        SellerRateLimited: {
+            headers: {
+                /** @description seconds to wait before trying again */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RateLimitedError"];
+            };
+        };
+        /** @description - `SERVICE_UNAVAILABLE`: the database is unreachable; retry after `Retry-After` seconds (with the same Idempotency-Key, if any) */
+        SellerServiceUnavailable: {
+            headers: {
+                /** @description seconds to wait before trying again */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ServiceUnavailableError"];
+            };
+        };
+        /** @description - `error: "Unauthorized"`: missing or wrong `X-Api-Public-Key` / `X-Api-Private-Key` */
+        SellerUnauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["UnauthorizedError"];
+            };
+        };
+        /** @description - `error: "Unsupported Media Type"`: a body whose Content-Type is not application/json */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: never;
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    getBalance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The balance, in integer cents (all zero for a seller with no movement). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Balance"];
+                };
+            };
+            401: components["responses"]["SellerUnauthorized"];
+            429: components["responses"]["SellerRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["SellerServiceUnavailable"];
+        };
+    };
+    listStatement: {
+        parameters: {
+            query?: {
+                /** @description an integer from 1 to 100 (default 20) */
+                limit?: string;
+                /** @description the nextCursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatementPage"];
+                };
+            };
+            /**
+             * @description - `VALIDATION_ERROR`: `limit` is not an integer from 1 to 100, or `cursor` is not a positive integer
+             *     - `error: "Bad Request"`: `cursor` is above 2^53 − 1
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["BadRequestError"];
+                };
+            };
+            401: components["responses"]["SellerUnauthorized"];
+            429: components["responses"]["SellerRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["SellerServiceUnavailable"];
+        };
+    };
+    createCashout: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 characters: the same key and body within 24 h replays the first answer and creates nothing more */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CashoutRequest"];
+            };
+        };
+        responses: {
+            /** @description A payout to a PIX key: money as strings of reais with two decimals. */
+            201: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Cashout"];
+                };
+            };
+            /**
+             * @description - `VALIDATION_ERROR`: the body is not valid JSON, or holds text that cannot be stored (a NUL character, a lone surrogate); a field breaks its rule (unknown fields are ignored); `details` names each one; the Idempotency-Key is empty or longer than 255 characters
+             *     - `INVALID_PIX_KEY`: `pixKey` is not a valid key of its `pixKeyType`; `details` names `pixKey`
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidPixKeyError"];
+                };
+            };
+            401: components["responses"]["SellerUnauthorized"];
+            /**
+             * @description - `API_WITHDRAWAL_DISABLED_GLOBALLY`: cashout through the API is disabled for this account
+             *     - `TRANSFER_NOT_ALLOWED`: transfers are not allowed for this account
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiWithdrawalDisabledGloballyError"] | components["schemas"]["TransferNotAllowedError"];
+                };
+            };
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /**
+             * @description - `MINIMUM_VALUE`: the amount is below 100.00 reais, or its fees reach it
+             *     - `MAXIMUM_VALUE`: the amount is above 100000.00 reais
+             *     - `INSUFFICIENT_BALANCE`: the available balance does not cover the amount
+             *     - `IDEMPOTENCY_KEY_REUSED`: this Idempotency-Key was used within 24 h with another body
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MinimumValueError"] | components["schemas"]["MaximumValueError"] | components["schemas"]["InsufficientBalanceError"] | components["schemas"]["IdempotencyKeyReusedError"];
+                };
+            };
+            429: components["responses"]["SellerRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["SellerServiceUnavailable"];
+        };
+    };
+    getCashout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a positive integer, at most 2^53 − 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A payout to a PIX key: money as strings of reais with two decimals. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Cashout"];
+                };
+            };
+            /** @description - `error: "Bad Request"`: `id` is not a positive integer of at most 2^53 − 1, or the URL is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            401: components["responses"]["SellerUnauthorized"];
+            /** @description - `error: "Forbidden"`: the cashout belongs to another account */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description - `error: "Not Found"`: no cashout has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            429: components["responses"]["SellerRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["SellerServiceUnavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            401: components["responses"]["SellerUnauthorized"];
+            429: components["responses"]["SellerRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["SellerServiceUnavailable"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description - `VALIDATION_ERROR`: the body is not valid JSON, or holds text that cannot be stored (a NUL character, a lone surrogate); a field breaks its rule or is unknown, the URL is not http(s) or carries credentials, or the account has 20 webhooks already */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            401: components["responses"]["SellerUnauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["SellerRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["SellerServiceUnavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a positive integer, at most 2^53 − 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description - `VALIDATION_ERROR`: the body is not valid JSON, or holds text that cannot be stored (a NUL character, a lone surrogate)
+             *     - `error: "Bad Request"`: `id` is not a positive integer of at most 2^53 − 1, or the URL is malformed
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["BadRequestError"];
+                };
+            };
+            401: components["responses"]["SellerUnauthorized"];
+            /** @description - `error: "Forbidden"`: the webhook belongs to another account */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description - `error: "Not Found"`: no webhook has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["SellerRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["SellerServiceUnavailable"];
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a positive integer, at most 2^53 − 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description no body, an empty body or {} */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Notification"];
+                };
+            };
+            /**
+             * @description - `VALIDATION_ERROR`: the body is not valid JSON, or holds text that cannot be stored (a NUL character, a lone surrogate); the body has a field: this operation takes none
+             *     - `error: "Bad Request"`: `id` is not a positive integer of at most 2^53 − 1, or the URL is malformed
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["BadRequestError"];
+                };
+            };
+            401: components["responses"]["SellerUnauthorized"];
+            /** @description - `error: "Forbidden"`: the webhook belongs to another account */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description - `error: "Not Found"`: no webhook has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description - `RATE_LIMITED`: too many requests for this API key, or too many failed authentications from this address; retry after `Retry-After` seconds; more than 10 test notifications in the last minute */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["SellerServiceUnavailable"];
+        };
+    };
+    listNotifications: {
+        parameters: {
+            query?: {
+                /** @description an integer from 1 to 100 (default 20) */
+                limit?: string;
+                /** @description the nextCursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationPage"];
+                };
+            };
+            /**
+             * @description - `VALIDATION_ERROR`: `limit` is not an integer from 1 to 100, or `cursor` is not a positive integer
+             *     - `error: "Bad Request"`: `cursor` is above 2^53 − 1
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["BadRequestError"];
+                };
+            };
+            401: components["responses"]["SellerUnauthorized"];
+            429: components["responses"]["SellerRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["SellerServiceUnavailable"];
+        };
+    };
+    resendNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a positive integer, at most 2^53 − 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description no body, an empty body or {} */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Notification"];
+                };
+            };
+            /**
+             * @description - `VALIDATION_ERROR`: the body is not valid JSON, or holds text that cannot be stored (a NUL character, a lone surrogate); the body has a field: this operation takes none
+             *     - `error: "Bad Request"`: `id` is not a positive integer of at most 2^53 − 1, or the URL is malformed
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["BadRequestError"];
+                };
+            };
+            401: components["responses"]["SellerUnauthorized"];
+            /** @description - `error: "Forbidden"`: the notification belongs to another account */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description - `error: "Not Found"`: no notification has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["SellerRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["SellerServiceUnavailable"];
+        };
+    };
+    createSale: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 characters: the same key and body within 24 h replays the first answer and creates nothing more */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SaleRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SaleCreated"];
+                };
+            };
+            /** @description - `VALIDATION_ERROR`: the body is not valid JSON, or holds text that cannot be stored (a NUL character, a lone surrogate); a field breaks its rule, the amount is not the items plus shipping, or the method does not take a part sent (unknown fields are ignored); `details` names each one; the Idempotency-Key is empty or longer than 255 characters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            401: components["responses"]["SellerUnauthorized"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description - `IDEMPOTENCY_KEY_REUSED`: this Idempotency-Key was used within 24 h with another body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedError"];
+                };
+            };
+            429: components["responses"]["SellerRateLimited"];
+            500: components["responses"]["Internal"];
+            /** @description - `PROVIDER_ERROR`: the PIX provider did not create the charge; no sale was written */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderError"];
+                };
+            };
+            503: components["responses"]["SellerServiceUnavailable"];
+        };
+    };
+    getTransaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a positive integer, at most 2^53 − 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A sale as read: money in numbers of cents. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Transaction"];
+                };
+            };
+            /** @description - `error: "Bad Request"`: `id` is not a positive integer of at most 2^53 − 1, or the URL is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            401: components["responses"]["SellerUnauthorized"];
+            /** @description - `error: "Forbidden"`: the transaction belongs to another account */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description - `error: "Not Found"`: no transaction has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            429: components["responses"]["SellerRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["SellerServiceUnavailable"];
+        };
+    };
+    listTransactions: {
+        parameters: {
+            query?: {
+                status?: "PENDENTE" | "EM_PROCESSAMENTO" | "PAGO" | "CANCELADO" | "RECUSADO" | "ESTORNADO" | "FALHA" | "CHARGEBACK" | "MED";
+                paymentMethod?: "PIX" | "CREDIT_CARD" | "DEBIT_CARD" | "BOLETO";
+                /** @description an integer from 1 to 100 (default 20) */
+                limit?: string;
+                /** @description the nextCursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransactionPage"];
+                };
+            };
+            /**
+             * @description - `VALIDATION_ERROR`: `limit` is not an integer from 1 to 100, or `cursor` is not a positive integer; `status` or `paymentMethod` is not one of its values
+             *     - `error: "Bad Request"`: `cursor` is above 2^53 − 1
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["BadRequestError"];
+                };
+            };
+            401: components["responses"]["SellerUnauthorized"];
+            429: components["responses"]["SellerRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["SellerServiceUnavailable"];
+        };
+    };
+    cancelTransaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a positive integer, at most 2^53 − 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description no body, an empty body or {} */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
+        responses: {
+            /** @description A sale as read: money in numbers of cents. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Transaction"];
+                };
+            };
+            /**
+             * @description - `VALIDATION_ERROR`: the body is not valid JSON, or holds text that cannot be stored (a NUL character, a lone surrogate); the body has a field: this operation takes none
+             *     - `error: "Bad Request"`: `id` is not a positive integer of at most 2^53 − 1, or the URL is malformed
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["BadRequestError"];
+                };
+            };
+            401: components["responses"]["SellerUnauthorized"];
+            /** @description - `error: "Forbidden"`: the transaction belongs to another account */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description - `error: "Not Found"`: no transaction has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description - `INVALID_TRANSITION`: the transaction is neither PENDENTE nor FALHA */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidTransitionError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["SellerRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["SellerServiceUnavailable"];
+        };
+    };
+    refundTransaction: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 characters: the same key and body within 24 h replays the first answer and creates nothing more */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description a positive integer, at most 2^53 − 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            /**
+             * @description - `VALIDATION_ERROR`: the body is not valid JSON, or holds text that cannot be stored (a NUL character, a lone surrogate); a field breaks its rule or is unknown; `details` names each one; the Idempotency-Key is empty or longer than 255 characters
+             *     - `error: "Bad Request"`: `id` is not a positive integer of at most 2^53 − 1, or the URL is malformed
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["BadRequestError"];
+                };
+            };
+            401: components["responses"]["SellerUnauthorized"];
+            /** @description - `error: "Forbidden"`: the transaction belongs to another account */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description - `error: "Not Found"`: no transaction has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /**
+             * @description - `INVALID_TRANSITION`: the transaction is not PAGO, or a refund of it is still PENDING
+             *     - `IDEMPOTENCY_KEY_IN_USE`: a request with this Idempotency-Key is still being processed
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidTransitionError"] | components["schemas"]["IdempotencyKeyInUseError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /**
+             * @description - `REFUND_EXCEEDS_AMOUNT`: the amount is above what is left to refund; `details` names `amount`
+             *     - `IDEMPOTENCY_KEY_REUSED`: this Idempotency-Key was used within 24 h with another body
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefundExceedsAmountError"] | components["schemas"]["IdempotencyKeyReusedError"];
+                };
+            };
+            429: components["responses"]["SellerRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["SellerServiceUnavailable"];
+        };
+    };
+    listRefunds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a positive integer, at most 2^53 − 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefundList"];
+                };
+            };
+            /** @description - `error: "Bad Request"`: `id` is not a positive integer of at most 2^53 − 1, or the URL is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            401: components["responses"]["SellerUnauthorized"];
+            /** @description - `error: "Forbidden"`: the transaction belongs to another account */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description - `error: "Not Found"`: no transaction has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            429: components["responses"]["SellerRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["SellerServiceUnavailable"];
+        };
+    };
+    getSigningSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SigningSecret"];
+                };
+            };
+            401: components["responses"]["SellerUnauthorized"];
+            429: components["responses"]["SellerRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["SellerServiceUnavailable"];
+        };
+    };
+    rotateSigningSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 characters: the same key and body within 24 h replays the first answer and creates nothing more */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description no body, an empty body or {} */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SigningSecret"];
+                };
+            };
+            /** @description - `VALIDATION_ERROR`: the body is not valid JSON, or holds text that cannot be stored (a NUL character, a lone surrogate); the body has a field: this operation takes none; the Idempotency-Key is empty or longer than 255 characters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            401: components["responses"]["SellerUnauthorized"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description - `IDEMPOTENCY_KEY_REUSED`: this Idempotency-Key was used within 24 h with another body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedError"];
+                };
+            };
+            429: components["responses"]["SellerRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["SellerServiceUnavailable"];
+        };
+    };
+    sandboxPayPix: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the sale's externalTransactionId */
+                txid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxPixPayment"];
+            };
+        };
+        responses: {
+            /** @description the Pix as the PSP received it (an API Pix `Pix` object) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxPix"];
+                };
+            };
+            /**
+             * @description - `VALIDATION_ERROR`: the body is not valid JSON, or holds text that cannot be stored (a NUL character, a lone surrogate); `txid` is not 1 to 35 letters and digits, or `amount` breaks its rule
+             *     - `error: "Bad Request"`: the URL is malformed (bad percent-encoding, a path segment over 100 characters)
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["BadRequestError"];
+                };
+            };
+            401: components["responses"]["OperatorUnauthorized"];
+            /** @description - `error: "Not Found"`: the sandbox PSP is not running (PIX_PROVIDER is not sandbox), or no PIX sale has this txid and no amount was given */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["OperatorRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["OperatorServiceUnavailable"];
+        };
+    };
+    listPixReturns: {
+        parameters: {
+            query?: {
+                /** @description an integer from 1 to 100 (default 20) */
+                limit?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PixReturnList"];
+                };
+            };
+            /** @description - `VALIDATION_ERROR`: `limit` is not an integer from 1 to 100 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            401: components["responses"]["OperatorUnauthorized"];
+            429: components["responses"]["OperatorRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["OperatorServiceUnavailable"];
+        };
+    };
+    createPanelInvite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a positive integer, at most 2^53 − 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description no body, an empty body or {} */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PanelInvite"];
+                };
+            };
+            /**
+             * @description - `VALIDATION_ERROR`: the body is not valid JSON, or holds text that cannot be stored (a NUL character, a lone surrogate); the body has a field: this operation takes none
+             *     - `error: "Bad Request"`: `id` is not a positive integer of at most 2^53 − 1, or the URL is malformed
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["BadRequestError"];
+                };
+            };
+            401: components["responses"]["OperatorUnauthorized"];
+            /** @description - `error: "Not Found"`: no seller has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["OperatorRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["OperatorServiceUnavailable"];
+        };
+    };
+    createSeller: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SellerRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SellerCreated"];
+                };
+            };
+            /** @description - `VALIDATION_ERROR`: the body is not valid JSON, or holds text that cannot be stored (a NUL character, a lone surrogate); a field breaks its rule or is unknown, or `document` is not a valid CPF or CNPJ */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            401: components["responses"]["OperatorUnauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["OperatorRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["OperatorServiceUnavailable"];
+        };
+    };
+    getSeller: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a positive integer, at most 2^53 − 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SellerWithKeys"];
+                };
+            };
+            /** @description - `error: "Bad Request"`: `id` is not a positive integer of at most 2^53 − 1, or the URL is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            401: components["responses"]["OperatorUnauthorized"];
+            /** @description - `error: "Not Found"`: no seller has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            429: components["responses"]["OperatorRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["OperatorServiceUnavailable"];
+        };
+    };
+    updateSeller: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a positive integer, at most 2^53 − 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SellerPatch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Seller"];
+                };
+            };
+            /**
+             * @description - `VALIDATION_ERROR`: the body is not valid JSON, or holds text that cannot be stored (a NUL character, a lone surrogate); a field breaks its rule or is unknown; `details` names each one
+             *     - `error: "Bad Request"`: `id` is not a positive integer of at most 2^53 − 1, or the URL is malformed
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["BadRequestError"];
+                };
+            };
+            401: components["responses"]["OperatorUnauthorized"];
+            /** @description - `error: "Not Found"`: no seller has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["OperatorRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["OperatorServiceUnavailable"];
+        };
+    };
+    createSellerKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a positive integer, at most 2^53 − 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description no body, an empty body or {} */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyCreated"];
+                };
+            };
+            /**
+             * @description - `VALIDATION_ERROR`: the body is not valid JSON, or holds text that cannot be stored (a NUL character, a lone surrogate); the body has a field: this operation takes none
+             *     - `error: "Bad Request"`: `id` is not a positive integer of at most 2^53 − 1, or the URL is malformed
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["BadRequestError"];
+                };
+            };
+            401: components["responses"]["OperatorUnauthorized"];
+            /** @description - `error: "Not Found"`: no seller has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["OperatorRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["OperatorServiceUnavailable"];
+        };
+    };
+    revokeSellerKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the seller id, a positive integer */
+                id: string;
+                /** @description the public key to revoke (`pk_…`) */
+                publicKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description - `VALIDATION_ERROR`: the body is not valid JSON, or holds text that cannot be stored (a NUL character, a lone surrogate)
+             *     - `error: "Bad Request"`: `id` is not a positive integer of at most 2^53 − 1, `publicKey` is not a public key as issued, or the URL is malformed
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["BadRequestError"];
+                };
+            };
+            401: components["responses"]["OperatorUnauthorized"];
+            /** @description - `error: "Not Found"`: this seller has no such key */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["OperatorRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["OperatorServiceUnavailable"];
+        };
+    };
+    verifyLedger: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerReport"];
+                };
+            };
+            401: components["responses"]["OperatorUnauthorized"];
+            429: components["responses"]["OperatorRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["OperatorServiceUnavailable"];
+        };
+    };
+    applyTransactionEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a positive integer, at most 2^53 − 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TransactionEvent"];
+            };
+        };
+        responses: {
+            /** @description A sale as read: money in numbers of cents. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Transaction"];
+                };
+            };
+            /**
+             * @description - `VALIDATION_ERROR`: the body is not valid JSON, or holds text that cannot be stored (a NUL character, a lone surrogate); a field breaks its rule or is unknown; `details` names each one
+             *     - `error: "Bad Request"`: `id` is not a positive integer of at most 2^53 − 1, or the URL is malformed
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["BadRequestError"];
+                };
+            };
+            401: components["responses"]["OperatorUnauthorized"];
+            /** @description - `error: "Not Found"`: no transaction has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description - `INVALID_TRANSITION`: the transaction's status or method does not allow this event, or a refund of it is PENDING */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidTransitionError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["OperatorRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["OperatorServiceUnavailable"];
+        };
+    };
+    getSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Settings"];
+                };
+            };
+            401: components["responses"]["OperatorUnauthorized"];
+            429: components["responses"]["OperatorRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["OperatorServiceUnavailable"];
+        };
+    };
+    updateSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SettingsPatch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Settings"];
+                };
+            };
+            /** @description - `VALIDATION_ERROR`: the body is not valid JSON, or holds text that cannot be stored (a NUL character, a lone surrogate); a field breaks its rule or is unknown; `details` names each one */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            401: components["responses"]["OperatorUnauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["OperatorRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["OperatorServiceUnavailable"];
+        };
+    };
+    applyCashoutEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a positive integer, at most 2^53 − 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CashoutEvent"];
+            };
+        };
+        responses: {
+            /** @description A payout to a PIX key: money as strings of reais with two decimals. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Cashout"];
+                };
+            };
+            /**
+             * @description - `VALIDATION_ERROR`: the body is not valid JSON, or holds text that cannot be stored (a NUL character, a lone surrogate); a field breaks its rule or is unknown; `details` names each one
+             *     - `error: "Bad Request"`: `id` is not a positive integer of at most 2^53 − 1, or the URL is malformed
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["BadRequestError"];
+                };
+            };
+            401: components["responses"]["OperatorUnauthorized"];
+            /** @description - `error: "Not Found"`: no cashout has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description - `INVALID_TRANSITION`: the cashout's status does not allow this event */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidTransitionError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["OperatorRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["OperatorServiceUnavailable"];
+        };
+    };
+}

@@ -6,19 +6,26 @@ import { PIX_KEY_TYPES } from '../domain/pix-keys.ts';
 import { StringEnum } from '../http/router.ts';
 import type { CashoutRow } from './cashouts-repo.ts';
 
-const Reais = Type.String({ description: 'reais with two decimals', pattern: '^-?\\d+\\.\\d{2}$' });
+const reais_pattern = '^-?\\d+\\.\\d{2}$';
+const Reais = Type.String({ description: 'reais with two decimals', pattern: reais_pattern });
 
 /** The spec's Cashout object: money as strings of reais with two decimals. */
-export const Cashout = Type.Object({
-  id: Type.Integer(),
-  amount: Reais,
-  netAmount: Reais,
-  pixKey: Type.String(),
-  pixKeyType: StringEnum(PIX_KEY_TYPES),
-  status: StringEnum(CASHOUT_STATUSES),
-  createdAt: Type.String({ format: 'date-time' }),
-  fees: Type.Object({ fixed: Reais, variable: Reais, total: Reais }),
-});
+export const Cashout = Type.Object(
+  {
+    id: Type.Integer(),
+    amount: Reais,
+    netAmount: Type.String({ description: 'reais with two decimals: the amount less the fees, what the PIX key receives', pattern: reais_pattern }),
+    pixKey: Type.String({ description: 'the destination key, normalised' }),
+    pixKeyType: StringEnum(PIX_KEY_TYPES),
+    status: StringEnum(CASHOUT_STATUSES, { description: 'PENDING at creation; later changes arrive through WITHDRAWAL webhooks' }),
+    createdAt: Type.String({ format: 'date-time' }),
+    fees: Type.Object(
+      { fixed: Reais, variable: Reais, total: Reais },
+      { title: 'CashoutFees', description: 'fixed + variable (basis points of the amount) = total, each in reais with two decimals' },
+    ),
+  },
+  { title: 'Cashout', description: 'A payout to a PIX key: money as strings of reais with two decimals.' },
+);
 
 export function cashoutView(row: CashoutRow) {
   return {

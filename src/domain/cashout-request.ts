@@ -17,18 +17,27 @@ const amount_text_max_length = 16;
 const amount_rule = `reais as a number, or a string such as "150.50" (at most ${amount_text_max_length} characters): greater than zero, at most two decimals`;
 
 /** The body of POST /api/public/cashout: the one schema that checks it (step 2) and documents it. */
-export const CashoutBody = Type.Object({
-  amount: Type.Union([
-    Type.Number({ description: amount_rule }),
-    Type.String({ maxLength: amount_text_max_length, pattern: '^\\d+(\\.\\d{1,2})?$', description: amount_rule }),
-  ]),
-  pixKey: Type.String({
-    minLength: pix_key_min_length,
-    maxLength: PIX_KEY_MAX_LENGTH,
-    description: `a string of ${pix_key_min_length} to ${PIX_KEY_MAX_LENGTH} characters`,
-  }),
-  pixKeyType: Type.Optional(Type.Union([Type.Enum(PIX_KEY_TYPES, { description: 'default CPF' }), Type.Null()])),
-});
+export const CashoutBody = Type.Object(
+  {
+    amount: Type.Union([
+      Type.Number({ description: amount_rule }),
+      Type.String({ maxLength: amount_text_max_length, pattern: '^\\d+(\\.\\d{1,2})?$', description: amount_rule }),
+    ]),
+    pixKey: Type.String({
+      minLength: pix_key_min_length,
+      maxLength: PIX_KEY_MAX_LENGTH,
+      description: `a string of ${pix_key_min_length} to ${PIX_KEY_MAX_LENGTH} characters`,
+      // For the OpenAPI document only (http/openapi-document.ts): errors quote `description`.
+      'x-description':
+        'a key of its pixKeyType: CPF or CNPJ with valid check digits (punctuation allowed), an e-mail, PHONE as +55, the area code and the number, RANDOM a UUID; answered normalised',
+    }),
+    pixKeyType: Type.Optional(Type.Union([Type.Enum(PIX_KEY_TYPES, { description: 'default CPF' }), Type.Null()])),
+  },
+  {
+    title: 'CashoutRequest',
+    'x-description': 'Unknown fields are ignored. Amounts in reais: from 100.00 to 100000.00, at most the available balance.',
+  },
+);
 
 const checkCashoutBody = bodyChecker(CashoutBody, { depth: 1, maxItems: 0 });
 

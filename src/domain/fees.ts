@@ -102,6 +102,7 @@ const methodFeeSchema = (partial: boolean) =>
       : { fixedCents: cents, percentBasisPoints: basisPoints },
     {
       ...strict,
+      title: partial ? 'MethodFeePatch' : 'MethodFee',
       description: 'fixedCents + percentBasisPoints of the sale amount',
     },
   );
@@ -112,6 +113,7 @@ const cashoutFee = (partial: boolean) =>
       : { fixedCents: cents, variableBasisPoints: basisPoints },
     {
       ...strict,
+      title: partial ? 'CashoutFeePatch' : 'CashoutFee',
       description: 'fixedCents + variableBasisPoints of the cashout amount',
     },
   );
@@ -128,7 +130,13 @@ export const FeeScheduleSchema = Type.Object(
     chargebackFineCents: cents,
     cashout: cashoutFee(false),
   },
-  { ...strict, description: 'fixed amounts in cents, percentages in basis points' },
+  {
+    ...strict,
+    title: 'FeeSchedule',
+    description:
+      'Fixed amounts in cents, percentages in basis points (100 bp = 1 %): the fee of each payment method; the reserve held from each net ' +
+      '(reserveBasisPoints) and the days until it is released (reserveDays); the pre-chargeback fine; the cashout fee.',
+  },
 );
 
 /** A deep-partial patch of a fee schedule: any of its keys, each in range; an unknown key is refused. */
@@ -143,7 +151,7 @@ export const FeeSchedulePatch = Type.Object(
     chargebackFineCents: Type.Optional(cents),
     cashout: Type.Optional(cashoutFee(true)),
   },
-  { ...strict, description: 'a deep-partial fee schedule: any of its keys, the others kept' },
+  { ...strict, title: 'FeeSchedulePatch', description: 'a deep-partial fee schedule: any of its keys, the others kept' },
 );
 
 interface IntRule {

@@ -33,76 +33,110 @@ const nullable = <T extends TSchema>(type: T) => Type.Optional(Type.Union([type,
 /** Required, non-blank, at most `max` characters (code points, as PostgreSQL counts). */
 const text = (max: number) =>
   Type.String({ minLength: 1, maxLength: max, pattern: '\\S', description: `a string of 1 to ${max} characters, not blank` });
-const integer = (minimum: number, maximum: number, description: string, extra: { default?: number } = {}) =>
+const integer = (minimum: number, maximum: number, description: string, extra: { default?: number; 'x-description'?: string } = {}) =>
   Type.Integer({ minimum, maximum, description, ...extra });
 
-const Customer = Type.Object({
-  name: text(200),
-  email: Type.String({ maxLength: EMAIL_MAX, pattern: EMAIL, description: `a valid e-mail address of at most ${EMAIL_MAX} characters` }),
-  document: nullable(Type.String({ description: 'a valid CPF or CNPJ, punctuation allowed' })),
-  phone: nullable(Type.String({ pattern: '^\\d{10,11}$', description: '10 or 11 digits, digits only' })),
-});
+const Customer = Type.Object(
+  {
+    name: text(200),
+    email: Type.String({ maxLength: EMAIL_MAX, pattern: EMAIL, description: `a valid e-mail address of at most ${EMAIL_MAX} characters` }),
+    document: nullable(Type.String({ description: 'a valid CPF or CNPJ, punctuation allowed' })),
+    phone: nullable(Type.String({ pattern: '^\\d{10,11}$', description: '10 or 11 digits, digits only' })),
+  },
+  { title: 'CustomerInput', 'x-description': 'the payer; `document` (CPF or CNPJ) is required for BOLETO' },
+);
 
-const Item = Type.Object({
-  title: text(255),
-  unitPrice: integer(1, MAX_SALE_AMOUNT, `an integer of cents from 1 to ${MAX_SALE_AMOUNT}`),
-  quantity: integer(1, MAX_QUANTITY, `an integer from 1 to ${MAX_QUANTITY}`),
-  tangible: Type.Boolean(),
-});
+const Item = Type.Object(
+  {
+    title: text(255),
+    unitPrice: integer(1, MAX_SALE_AMOUNT, `an integer of cents from 1 to ${MAX_SALE_AMOUNT}`),
+    quantity: integer(1, MAX_QUANTITY, `an integer from 1 to ${MAX_QUANTITY}`),
+    tangible: Type.Boolean(),
+  },
+  { title: 'ItemInput' },
+);
 
-// Types only: what makes a card acceptable depends on its brand, which card.ts works out.
-const Card = Type.Object({
-  number: Type.String(),
-  holderName: Type.String(),
-  expirationMonth: Type.Integer(),
-  expirationYear: Type.Integer(),
-  cvv: Type.String(),
-});
+// Types only: what makes a card acceptable depends on its brand, which card.ts works out. Errors
+// quote `description`; `x-description` is for the OpenAPI document only (http/openapi-document.ts).
+const Card = Type.Object(
+  {
+    number: Type.String({ 'x-description': '12 to 19 digits passing the Luhn check, of Visa, Mastercard, Elo, Amex, Hipercard or Diners' }),
+    holderName: Type.String(),
+    expirationMonth: Type.Integer({ 'x-description': '1 to 12' }),
+    expirationYear: Type.Integer({ 'x-description': 'four digits; a card is good through the last day of its expiry month' }),
+    cvv: Type.String({ 'x-description': '3 digits, 4 for Amex; used for the processor call only, never kept' }),
+  },
+  {
+    title: 'CardInput',
+    'x-description':
+      'required for CREDIT_CARD and DEBIT_CARD (debit: Visa, Mastercard or Elo), refused otherwise; only the brand, the last four digits and a keyed fingerprint are kept',
+  },
+);
 
-const Shipping = Type.Object({
-  street: text(200),
-  number: text(20),
-  complement: nullable(Type.String({ maxLength: 200, description: 'a string of at most 200 characters, or null' })),
-  neighborhood: text(100),
-  city: text(100),
-  state: Type.String({ pattern: '^[A-Z]{2}$', description: 'two upper-case letters (UF, e.g. SP)' }),
-  zipCode: Type.String({ pattern: '^\\d{8}$', description: '8 digits (CEP without punctuation)' }),
-  fee: integer(0, MAX_SALE_AMOUNT, `an integer of cents from 0 to ${MAX_SALE_AMOUNT}`),
-});
+const Shipping = Type.Object(
+  {
+    street: text(200),
+    number: text(20),
+    complement: nullable(Type.String({ maxLength: 200, description: 'a string of at most 200 characters, or null' })),
+    neighborhood: text(100),
+    city: text(100),
+    state: Type.String({ pattern: '^[A-Z]{2}$', description: 'two upper-case letters (UF, e.g. SP)' }),
+    zipCode: Type.String({ pattern: '^\\d{8}$', description: '8 digits (CEP without punctuation)' }),
+    fee: integer(0, MAX_SALE_AMOUNT, `an integer of cents from 0 to ${MAX_SALE_AMOUNT}`),
+  },
+  { title: 'ShippingInput', 'x-description': 'required when any item is tangible; its `fee` is part of the amount' },
+);
 
-export const SaleBody = Type.Object({
-  amount: integer(100, MAX_SALE_AMOUNT, `an integer of cents from 100 to ${MAX_SALE_AMOUNT}`),
-  paymentMethod: Type.Enum(PAYMENT_METHODS),
-  customer: Customer,
-  items: Type.Array(Item, { minItems: 1, maxItems: MAX_ITEMS, description: `an array of 1 to ${MAX_ITEMS} items` }),
-  postbackUrl: nullable(
-    Type.String({
-      maxLength: url_max_length,
-      pattern: POSTBACK_URL,
-      description: `an absolute http:// or https:// URL of at most ${url_max_length} characters, without credentials`,
+export const SaleBody = Type.Object(
+  {
+    amount: integer(100, MAX_SALE_AMOUNT, `an integer of cents from 100 to ${MAX_SALE_AMOUNT}`, {
+      'x-description': 'the sum of unitPrice × quantity over the items, plus shipping.fee',
     }),
-  ),
-  installments: nullable(integer(1, MAX_INSTALLMENTS, `an integer from 1 to ${MAX_INSTALLMENTS}`, { default: 1 })),
-  card: nullable(Card),
-  shipping: nullable(Shipping),
-  pix: nullable(
-    Type.Object({
-      expiresInSeconds: nullable(
-        integer(PIX_EXPIRY_MIN, PIX_EXPIRY_MAX, `an integer from ${PIX_EXPIRY_MIN} to ${PIX_EXPIRY_MAX}, or null for no expiry`, { default: 3600 }),
+    paymentMethod: Type.Enum(PAYMENT_METHODS, { 'x-description': 'decides which of card, installments, pix and boleto the sale takes' }),
+    customer: Customer,
+    items: Type.Array(Item, { minItems: 1, maxItems: MAX_ITEMS, description: `an array of 1 to ${MAX_ITEMS} items` }),
+    postbackUrl: nullable(
+      Type.String({
+        maxLength: url_max_length,
+        pattern: POSTBACK_URL,
+        description: `an absolute http:// or https:// URL of at most ${url_max_length} characters, without credentials`,
+        'x-description': "receives this sale's status changes, signed with X-Signature",
+      }),
+    ),
+    installments: nullable(
+      integer(1, MAX_INSTALLMENTS, `an integer from 1 to ${MAX_INSTALLMENTS}`, { default: 1, 'x-description': 'CREDIT_CARD only' }),
+    ),
+    card: nullable(Card),
+    shipping: nullable(Shipping),
+    pix: nullable(
+      Type.Object(
+        {
+          expiresInSeconds: nullable(
+            integer(PIX_EXPIRY_MIN, PIX_EXPIRY_MAX, `an integer from ${PIX_EXPIRY_MIN} to ${PIX_EXPIRY_MAX}, or null for no expiry`, {
+              default: 3600,
+            }),
+          ),
+        },
+        { title: 'PixOptions', 'x-description': 'PIX only' },
       ),
-    }),
-  ),
-  boleto: nullable(
-    Type.Object({
-      dueDate: nullable(
-        Type.String({
-          format: 'date',
-          description: 'a real calendar date in the form YYYY-MM-DD, today (America/Sao_Paulo) or later',
-        }),
+    ),
+    boleto: nullable(
+      Type.Object(
+        {
+          dueDate: nullable(
+            Type.String({
+              format: 'date',
+              description: 'a real calendar date in the form YYYY-MM-DD, today (America/Sao_Paulo) or later',
+              'x-description': 'default: today + 3 days',
+            }),
+          ),
+        },
+        { title: 'BoletoOptions', 'x-description': 'BOLETO only' },
       ),
-    }),
-  ),
-});
+    ),
+  },
+  { title: 'SaleRequest', 'x-description': 'Unknown fields are ignored; every violation is reported at once.' },
+);
 
 export type SaleBody = Static<typeof SaleBody>;
 

@@ -4,9 +4,11 @@ import type { Queryable } from '../db/db.ts';
 import { maybeOne, one } from '../db/sql.ts';
 import { validationError } from '../domain/errors.ts';
 import { DEFAULT_FEE_SCHEDULE, type FeeSchedule, FeeSchedulePatch, FeeScheduleSchema, mergeFeeSchedule } from '../domain/fees.ts';
-import { errorResponses, Fields, operatorSecurity, type Router } from '../http/router.ts';
+import { BODY_ERRORS, OPERATOR_ERRORS, responses } from '../http/openapi.ts';
+import { Fields, operatorSecurity, type Router } from '../http/router.ts';
 
-const Settings = Type.Object({ feeSchedule: FeeScheduleSchema });
+const Settings = Type.Object({ feeSchedule: FeeScheduleSchema }, { title: 'Settings' });
+const SettingsPatch = Fields({ feeSchedule: FeeSchedulePatch }, { title: 'SettingsPatch' });
 
 export async function platformSchedule(q: Queryable): Promise<FeeSchedule> {
   const r = await q.query<{ fee_schedule: FeeSchedule }>('SELECT fee_schedule FROM platform_settings');
@@ -29,7 +31,12 @@ export async function feeSettingsRoutes(app: Router, ctx: AppContext): Promise<v
   app.get(
     '/admin/settings',
     {
-      schema: { ...common, summary: "The platform's default fee schedule", response: { 200: Settings, ...errorResponses } },
+      schema: {
+        ...common,
+        operationId: 'getSettings',
+        summary: "The platform's default fee schedule",
+        response: responses({ 200: Settings }, OPERATOR_ERRORS),
+      },
     },
     async () => ({ feeSchedule: await platformSchedule(ctx.db) }),
   );
@@ -39,9 +46,26 @@ export async function feeSettingsRoutes(app: Router, ctx: AppContext): Promise<v
     {
       schema: {
         ...common,
+        operationId: 'updateSettings',
         summary: "Change the platform's default fee schedule (deep-partial); applies to sales created afterwards",
-        body: Fields({ feeSchedule: FeeSchedulePatch }),
-        response: { 200: Settings, ...errorResponses },
+        description:
+          'Names any keys of the schedule and keeps the rest. An unknown key or a value out of its range is a 400 naming it, and nothing changes.',
+        body: SettingsPatch,
+        bodyExamples: {
+          pixPercent: { summary: 'PIX at 1.50 %, the rest kept', value: { feeSchedule: { pix: { percentBasisPoints: 150 } } } },
+          reserve: { summary: 'Hold 10 % of each net for 30 days', value: { feeSchedule: { reserveBasisPoints: 1000, reserveDays: 30 } } },
+          cards: {
+            summary: 'Card fees and the chargeback fine',
+            value: {
+              feeSchedule: {
+                creditCard: { fixedCents: 49, percentBasisPoints: 499 },
+                debitCard: { fixedCents: 49, percentBasisPoints: 299 },
+                chargebackFineCents: 1500,
+              },
+            },
+          },
+        },
+        response: responses({ 200: Settings }, [...OPERATOR_ERRORS, ...BODY_ERRORS, 'VALIDATION_ERROR']),
       },
     },
     async (request) => {

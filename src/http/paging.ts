@@ -14,7 +14,14 @@ export const PageQuery = {
   cursor: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,15}$', description: 'the nextCursor of the previous page' })),
 };
 
-export const pageOf = <T extends TSchema>(item: T) => Type.Object({ data: Type.Array(item), nextCursor: Type.Union([Type.String(), Type.Null()]) });
+export const pageOf = <T extends TSchema>(item: T, title: string) =>
+  Type.Object(
+    {
+      data: Type.Array(item),
+      nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'the `cursor` of the next page; null on the last one' }),
+    },
+    { title },
+  );
 
 /** How many rows to read (one more than the page, to know whether another follows) and below which id. */
 export function pageRequest(query: { limit?: string; cursor?: string }): { limit: number; fetch: number; beforeId: number | null } {

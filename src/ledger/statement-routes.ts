@@ -1,18 +1,22 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
+import { PAGE_ERRORS, responses, SELLER_ERRORS } from '../http/openapi.ts';
 import { PageQuery, pageAnswer, pageOf, pageRequest } from '../http/paging.ts';
-import { errorResponses, type Router, StringEnum, sellerSecurity } from '../http/router.ts';
+import { type Router, StringEnum, sellerSecurity } from '../http/router.ts';
 import { statementLines } from './statement.ts';
 
-const Line = Type.Object({
-  id: Type.Integer(),
-  createdAt: Type.String({ format: 'date-time' }),
-  bucket: StringEnum(['available', 'blocked'] as const),
-  amount: Type.Integer({ description: 'signed cents' }),
-  kind: Type.String({ description: 'what moved the money, e.g. FIRST_PAYMENT, REFUND, MED_OPENED, CASHOUT_CREATED' }),
-  transactionId: Type.Union([Type.Integer(), Type.Null()]),
-  cashoutId: Type.Union([Type.Integer(), Type.Null()]),
-});
+const Line = Type.Object(
+  {
+    id: Type.Integer(),
+    createdAt: Type.String({ format: 'date-time' }),
+    bucket: StringEnum(['available', 'blocked'] as const),
+    amount: Type.Integer({ description: 'signed cents: positive raises the bucket' }),
+    kind: Type.String({ description: 'what moved the money, e.g. FIRST_PAYMENT, RESERVE_RELEASE, REFUND_REQUESTED, MED_OPENED, CASHOUT_CREATED' }),
+    transactionId: Type.Union([Type.Integer(), Type.Null()], { description: 'the sale it concerns, if any' }),
+    cashoutId: Type.Union([Type.Integer(), Type.Null()], { description: 'the cashout it concerns, if any' }),
+  },
+  { title: 'StatementLine', description: "One line of the seller's journal." },
+);
 
 /** The extrato: the seller's own journal lines, newest first (CONTRACT §3). */
 export async function statementRoutes(app: Router, ctx: AppContext): Promise<void> {
@@ -20,11 +24,12 @@ export async function statementRoutes(app: Router, ctx: AppContext): Promise<voi
     '/api/public/statement',
     {
       schema: {
+        operationId: 'listStatement',
         summary: "The seller's journal lines (extrato), newest first",
         tags: ['balance'],
         security: sellerSecurity,
         querystring: Type.Object(PageQuery),
-        response: { 200: pageOf(Line), ...errorResponses },
+        response: responses({ 200: pageOf(Line, 'StatementPage') }, [...SELLER_ERRORS, ...PAGE_ERRORS]),
       },
     },
     async (request) => {

@@ -2,19 +2,38 @@ import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
 import { url_max_length } from '../domain/limits.ts';
 import { parsePathId } from '../http/ids.ts';
+import { BODY_ERRORS, type BodyExample, NO_FIELDS, owned, PAGE_ERRORS, responses, SELLER_ERRORS } from '../http/openapi.ts';
 import { PageQuery, pageAnswer, pageOf, pageRequest } from '../http/paging.ts';
-import { errorResponses, Fields, NoBody, PathId, type Router, StringEnum, sellerSecurity } from '../http/router.ts';
+import { Fields, NoBody, PathId, type Router, StringEnum, sellerSecurity } from '../http/router.ts';
 import { listNotifications, resendNotification } from './delivery-log.ts';
 import { Notification, notificationView } from './notification-view.ts';
 import { sendTestNotification } from './webhook-test.ts';
 import { addWebhook, listWebhooks, removeWebhook, WEBHOOK_TYPES, type WebhookRecord } from './webhooks.ts';
 
-const Webhook = Type.Object({
-  id: Type.Integer(),
-  url: Type.String(),
-  types: Type.Array(StringEnum(WEBHOOK_TYPES)),
-  createdAt: Type.String({ format: 'date-time' }),
-});
+const Webhook = Type.Object(
+  {
+    id: Type.Integer(),
+    url: Type.String(),
+    types: Type.Array(StringEnum(WEBHOOK_TYPES), { description: 'TRANSACTION: status changes of sales; WITHDRAWAL: of cashouts' }),
+    createdAt: Type.String({ format: 'date-time' }),
+  },
+  { title: 'Webhook' },
+);
+const WebhookRequest = Fields(
+  {
+    url: Type.String({ minLength: 1, maxLength: url_max_length }),
+    types: Type.Array(StringEnum(WEBHOOK_TYPES), { minItems: 1, maxItems: 2, uniqueItems: true }),
+  },
+  { title: 'WebhookRequest' },
+);
+const webhookExamples: Record<string, BodyExample> = {
+  transactions: { summary: 'Status changes of sales', value: { url: 'https://loja.example.com/webhooks/vendas', types: ['TRANSACTION'] } },
+  withdrawals: {
+    summary: 'Status changes of cashouts ("notify withdrawals")',
+    value: { url: 'https://loja.example.com/webhooks/saques', types: ['WITHDRAWAL'] },
+  },
+  both: { summary: 'Both, to one URL', value: { url: 'https://loja.example.com/webhooks', types: ['TRANSACTION', 'WITHDRAWAL'] } },
+};
 const common = { tags: ['notifications'], security: sellerSecurity };
 
 const webhookView = (w: WebhookRecord) => ({ id: w.id, url: w.url, types: w.types, createdAt: w.createdAt.toISOString() });
@@ -28,7 +47,14 @@ export async function notificationRoutes(app: Router, ctx: AppContext): Promise<
 function webhookRoutes(app: Router, ctx: AppContext): void {
   app.get(
     '/api/webhooks',
-    { schema: { ...common, summary: 'List permanent webhooks', response: { 200: Type.Object({ data: Type.Array(Webhook) }), ...errorResponses } } },
+    {
+      schema: {
+        ...common,
+        operationId: 'listWebhooks',
+        summary: 'List permanent webhooks',
+        response: responses({ 200: Type.Object({ data: Type.Array(Webhook) }, { title: 'WebhookList' }) }, SELLER_ERRORS),
+      },
+    },
     async (request) => ({ data: (await listWebhooks(ctx.db, request.sellerId)).map(webhookView) }),
   );
 
@@ -37,12 +63,21 @@ function webhookRoutes(app: Router, ctx: AppContext): void {
     {
       schema: {
         ...common,
+        operationId: 'createWebhook',
         summary: 'Add a permanent webhook (the panel\'s "add webhook")',
-        body: Fields({
-          url: Type.String({ minLength: 1, maxLength: url_max_length }),
-          types: Type.Array(StringEnum(WEBHOOK_TYPES), { minItems: 1, maxItems: 2, uniqueItems: true }),
-        }),
-        response: { 201: Webhook, ...errorResponses },
+        description:
+          'An http(s) URL without credentials, at most 20 per account. TRANSACTION webhooks receive the status changes of every sale, ' +
+          'WITHDRAWAL webhooks those of cashouts; each notification carries the Standard Webhooks signature headers.',
+        body: WebhookRequest,
+        bodyExamples: webhookExamples,
+        response: responses({ 201: Webhook }, [
+          ...SELLER_ERRORS,
+          ...BODY_ERRORS,
+          [
+            'VALIDATION_ERROR',
+            'a field breaks its rule or is unknown, the URL is not http(s) or carries credentials, or the account has 20 webhooks already',
+          ],
+        ]),
       },
     },
     async (request, reply) => reply.status(201).send(webhookView(await addWebhook(ctx, request.sellerId, request.body.url, request.body.types))),
@@ -50,7 +85,15 @@ function webhookRoutes(app: Router, ctx: AppContext): void {
 
   app.delete(
     '/api/webhooks/:id',
-    { schema: { ...common, summary: 'Remove a permanent webhook', params: PathId, response: { 204: Type.Null(), ...errorResponses } } },
+    {
+      schema: {
+        ...common,
+        operationId: 'deleteWebhook',
+        summary: 'Remove a permanent webhook',
+        params: PathId,
+        response: responses({ 204: Type.Null() }, [...SELLER_ERRORS, ...BODY_ERRORS, ...owned('webhook')]),
+      },
+    },
     async (request, reply) => {
       await removeWebhook(ctx.db, request.sellerId, parsePathId(request.params.id));
       return reply.status(204).send(null);
@@ -62,6 +105,7 @@ function webhookRoutes(app: Router, ctx: AppContext): void {
     {
       schema: {
         ...common,
+        operationId: 'testWebhook',
         summary: 'Send one test notification (the panel\'s "Enviar teste")',
         description:
           "One notification of the webhook's type with a fixed sample body (a TRANSACTION sample for a webhook of both types), " +
@@ -69,7 +113,13 @@ function webhookRoutes(app: Router, ctx: AppContext): void {
           'listed in the delivery log with `test: true` and `resourceId: null`, resendable.',
         params: PathId,
         body: NoBody,
-        response: { 202: Notification, ...errorResponses },
+        response: responses({ 202: Notification }, [
+          ...SELLER_ERRORS,
+          ...BODY_ERRORS,
+          ...NO_FIELDS,
+          ...owned('webhook'),
+          ['RATE_LIMITED', 'more than 10 test notifications in the last minute'],
+        ]),
       },
     },
     async (request, reply) => {
@@ -86,9 +136,10 @@ function deliveryLogRoutes(app: Router, ctx: AppContext): void {
     {
       schema: {
         ...common,
+        operationId: 'listNotifications',
         summary: 'The delivery log, newest first',
         querystring: Type.Object(PageQuery),
-        response: { 200: pageOf(Notification), ...errorResponses },
+        response: responses({ 200: pageOf(Notification, 'NotificationPage') }, [...SELLER_ERRORS, ...PAGE_ERRORS]),
       },
     },
     async (request) => {
@@ -103,10 +154,11 @@ function deliveryLogRoutes(app: Router, ctx: AppContext): void {
     {
       schema: {
         ...common,
+        operationId: 'resendNotification',
         summary: 'One more attempt now, whatever its status (same X-Event-Id)',
         params: PathId,
         body: NoBody,
-        response: { 202: Notification, ...errorResponses },
+        response: responses({ 202: Notification }, [...SELLER_ERRORS, ...BODY_ERRORS, ...NO_FIELDS, ...owned('notification')]),
       },
     },
     async (request, reply) => {

@@ -1,7 +1,9 @@
 /** The seller's Standard Webhooks signing secret (CONTRACT §13): read it, rotate it. */
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
-import { errorResponses, NoBody, Nullable, type Router, sellerSecurity } from '../http/router.ts';
+import { idempotent, sendAnswer } from '../http/idempotency.ts';
+import { BODY_ERRORS, IDEMPOTENCY_ERRORS, NO_FIELDS, responses, SELLER_ERRORS } from '../http/openapi.ts';
+import { IdempotencyHeaders, NoBody, Nullable, type Router, sellerSecurity } from '../http/router.ts';
 import { currentSigningSecret, rotateSigningSecret, type SigningSecret } from './signing-secrets.ts';
 
 const SigningSecretBody = Type.Object(
@@ -30,7 +32,7 @@ export async function signingSecretRoutes(app: Router, ctx: AppContext): Promise
         ...common,
         operationId: 'getSigningSecret',
         summary: 'The secret that signs your notifications (Standard Webhooks)',
-        response: { 200: SigningSecretBody, ...errorResponses },
+        response: responses({ 200: SigningSecretBody }, SELLER_ERRORS),
       },
     },
     async (request) => secretView(await currentSigningSecret(ctx.db, request.sellerId, ctx.clock.now())),
@@ -43,10 +45,29 @@ export async function signingSecretRoutes(app: Router, ctx: AppContext): Promise
         ...common,
         operationId: 'rotateSigningSecret',
         summary: 'Replace the signing secret; the old one keeps signing for 24 hours',
+        headers: IdempotencyHeaders,
         body: NoBody,
-        response: { 200: SigningSecretBody, ...errorResponses },
+        response: responses({ 200: SigningSecretBody }, [...SELLER_ERRORS, ...BODY_ERRORS, ...NO_FIELDS, ...IDEMPOTENCY_ERRORS]),
       },
     },
-    async (request) => secretView(await rotateSigningSecret(ctx, request.sellerId)),
+    // Idempotent like every money POST: a client retrying a lost answer must not retire, at once, the
+    // secret its receivers hold (the first rotation's new one) by rotating a second time.
+    async (request, reply) => {
+      const now = ctx.clock.now();
+      const key = request.headers['idempotency-key'];
+      const answer = await idempotent(
+        {
+          db: ctx.db,
+          fingerprintKey: ctx.requestFingerprintKey,
+          sellerId: request.sellerId,
+          endpoint: 'POST /api/signing-secret/rotate',
+          key: typeof key === 'string' ? key : undefined,
+          body: request.body ?? {},
+          now,
+        },
+        async (q) => ({ status: 200, body: secretView(await rotateSigningSecret(q, request.sellerId, now)) }),
+      );
+      return sendAnswer(reply, answer);
+    },
   );
 }

@@ -1,5 +1,4 @@
 /** The sellers' Standard Webhooks signing secrets (CONTRACT §13): read, created with the seller, rotated. */
-import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/db.ts';
 import { one } from '../db/sql.ts';
 import { ApiError } from '../domain/errors.ts';
@@ -34,20 +33,18 @@ export async function currentSigningSecret(q: Queryable, sellerId: number, now: 
 
 /**
  * A new current secret; the one it replaces signs for 24 h more, and any older one still overlapping
- * stops now, so at most two ever sign. The seller's row lock serialises concurrent rotations.
+ * stops now, so at most two ever sign. Run in a transaction: the seller's row lock serialises
+ * concurrent rotations.
  */
-export async function rotateSigningSecret(ctx: AppContext, sellerId: number): Promise<SigningSecret> {
-  const now = ctx.clock.now();
-  return ctx.db.tx(async (q) => {
-    one(await q.query('SELECT id FROM sellers WHERE id = $1 FOR UPDATE', [sellerId]));
-    await q.query('UPDATE signing_secrets SET expires_at = $2 WHERE seller_id = $1 AND expires_at > $2', [sellerId, now]);
-    await q.query('UPDATE signing_secrets SET expires_at = $2 WHERE seller_id = $1 AND expires_at IS NULL', [
-      sellerId,
-      new Date(now.getTime() + rotation_overlap_ms),
-    ]);
-    await insertSigningSecret(q, sellerId, now);
-    return currentSigningSecret(q, sellerId, now);
-  });
+export async function rotateSigningSecret(q: Queryable, sellerId: number, now: Date): Promise<SigningSecret> {
+  one(await q.query('SELECT id FROM sellers WHERE id = $1 FOR UPDATE', [sellerId]));
+  await q.query('UPDATE signing_secrets SET expires_at = $2 WHERE seller_id = $1 AND expires_at > $2', [sellerId, now]);
+  await q.query('UPDATE signing_secrets SET expires_at = $2 WHERE seller_id = $1 AND expires_at IS NULL', [
+    sellerId,
+    new Date(now.getTime() + rotation_overlap_ms),
+  ]);
+  await insertSigningSecret(q, sellerId, now);
+  return currentSigningSecret(q, sellerId, now);
 }
 
 /** The secrets that sign now, newest first (the claim query reads the same, per notification). */

@@ -2,7 +2,8 @@ import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../domain/errors.ts';
 import { parsePathId } from '../http/ids.ts';
-import { errorResponses, NoBody, operatorSecurity, PathId, type Router } from '../http/router.ts';
+import { BODY_ERRORS, existing, NO_FIELDS, OPERATOR_ERRORS, responses } from '../http/openapi.ts';
+import { NoBody, operatorSecurity, PathId, type Router } from '../http/router.ts';
 import { findSeller } from '../sellers/sellers-repo.ts';
 import { createInvite } from './accounts.ts';
 
@@ -12,15 +13,24 @@ export async function panelAdminRoutes(app: Router, ctx: AppContext): Promise<vo
     '/admin/sellers/:id/panel-invites',
     {
       schema: {
+        operationId: 'createPanelInvite',
         summary: "Invite a seller to the panel: a one-use link (72 h) to set the account's password",
         tags: ['operator'],
         security: operatorSecurity,
         params: PathId,
         body: NoBody,
-        response: {
-          201: Type.Object({ url: Type.String({ format: 'uri' }), expiresAt: Type.String({ format: 'date-time' }) }),
-          ...errorResponses,
-        },
+        response: responses(
+          {
+            201: Type.Object(
+              {
+                url: Type.String({ format: 'uri', description: 'where the seller sets the password; usable once' }),
+                expiresAt: Type.String({ format: 'date-time' }),
+              },
+              { title: 'PanelInvite' },
+            ),
+          },
+          [...OPERATOR_ERRORS, ...BODY_ERRORS, ...NO_FIELDS, ...existing('seller')],
+        ),
       },
     },
     async (request, reply) => {

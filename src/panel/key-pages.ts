@@ -45,7 +45,7 @@ export function keyPages(app: Router, ctx: AppContext): void {
   app.post('/painel/chaves/segredo/trocar', { schema: { hide: true, body: Form } }, async (request, reply) => {
     const current = await formSession(ctx, request, reply);
     if (!current) return reply;
-    await rotateSigningSecret(ctx, current.session.sellerId);
+    await ctx.db.tx((q) => rotateSigningSecret(q, current.session.sellerId, ctx.clock.now()));
     return reply.redirect('/painel/chaves?feito=segredo', 303);
   });
 }

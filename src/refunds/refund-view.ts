@@ -3,15 +3,21 @@ import { iso, Nullable, StringEnum } from '../http/router.ts';
 import type { RefundRow } from './refunds-repo.ts';
 
 /** CONTRACT §5a. */
-export const Refund = Type.Object({
-  id: Type.Integer(),
-  transactionId: Type.Integer(),
-  amount: Type.Integer({ description: 'cents' }),
-  status: StringEnum(['PENDING', 'SUCCEEDED', 'FAILED'] as const),
-  failureReason: Nullable(Type.String()),
-  createdAt: Type.String({ format: 'date-time' }),
-  completedAt: Nullable(Type.String({ format: 'date-time', description: 'null until SUCCEEDED or FAILED' })),
-});
+export const Refund = Type.Object(
+  {
+    id: Type.Integer(),
+    transactionId: Type.Integer(),
+    amount: Type.Integer({ description: 'cents' }),
+    status: StringEnum(['PENDING', 'SUCCEEDED', 'FAILED'] as const, {
+      description:
+        'PENDING while its cents wait in blocked (a PIX devolução until the PSP reports it); SUCCEEDED: the payer has them; FAILED: back in available',
+    }),
+    failureReason: Nullable(Type.String({ description: "the provider's reason, when FAILED" })),
+    createdAt: Type.String({ format: 'date-time' }),
+    completedAt: Nullable(Type.String({ format: 'date-time', description: 'null until SUCCEEDED or FAILED' })),
+  },
+  { title: 'Refund' },
+);
 
 export function refundView(row: RefundRow) {
   return {

@@ -3,17 +3,21 @@ import type { AppContext } from '../context.ts';
 import { BOLETO_MAX_AMOUNT_CENTS } from '../domain/boleto.ts';
 import { sendAnswer } from '../http/idempotency.ts';
 import { parsePathId } from '../http/ids.ts';
-import { errorResponses, Fields, PathId, type Router, sellerSecurity } from '../http/router.ts';
+import { BODY_ERRORS, IDEMPOTENCY_ERRORS, owned, responses, SELLER_ERRORS } from '../http/openapi.ts';
+import { Fields, IdempotencyHeaders, PathId, type Router, sellerSecurity } from '../http/router.ts';
 import { ownTransaction } from '../transactions/own-transaction.ts';
 import { refundSale } from './refund-sale.ts';
 import { Refund, refundView } from './refund-view.ts';
 import { refundsOf } from './refunds-repo.ts';
 
-const RefundBody = Fields({
-  amount: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: BOLETO_MAX_AMOUNT_CENTS, description: 'an integer of cents from 1 (default: all not yet refunded)' }),
-  ),
-});
+const RefundBody = Fields(
+  {
+    amount: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: BOLETO_MAX_AMOUNT_CENTS, description: 'an integer of cents from 1 (default: all not yet refunded)' }),
+    ),
+  },
+  { title: 'RefundRequest' },
+);
 
 export async function refundRoutes(app: Router, ctx: AppContext): Promise<void> {
   const common = { tags: ['transactions'], security: sellerSecurity };
@@ -23,13 +27,26 @@ export async function refundRoutes(app: Router, ctx: AppContext): Promise<void> 
     {
       schema: {
         ...common,
-        summary: 'Refund a paid transaction, in full or in part (CONTRACT §5a)',
+        operationId: 'refundTransaction',
+        summary: 'Refund a paid transaction, in full or in part',
         description:
           'Answers 201 with the Refund: SUCCEEDED at once for providers that refund synchronously; PENDING for a PIX devolução until the PSP reports it. The sale moves to ESTORNADO when its refunds reach its amount.',
         params: PathId,
-        headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String()) }),
+        headers: IdempotencyHeaders,
         body: RefundBody,
-        response: { 201: Refund, ...errorResponses },
+        bodyExamples: {
+          full: { summary: 'All that is not yet refunded', value: {} },
+          partial: { summary: 'Part of it: R$ 50,00', value: { amount: 5000 } },
+        },
+        response: responses({ 201: Refund }, [
+          ...SELLER_ERRORS,
+          ...BODY_ERRORS,
+          'VALIDATION_ERROR',
+          ...owned('transaction'),
+          ['INVALID_TRANSITION', 'the transaction is not PAGO, or a refund of it is still PENDING'],
+          'REFUND_EXCEEDS_AMOUNT',
+          ...IDEMPOTENCY_ERRORS,
+        ]),
       },
     },
     async (request, reply) => {
@@ -54,9 +71,10 @@ export async function refundRoutes(app: Router, ctx: AppContext): Promise<void> 
     {
       schema: {
         ...common,
+        operationId: 'listRefunds',
         summary: "A transaction's refunds, oldest first",
         params: PathId,
-        response: { 200: Type.Object({ data: Type.Array(Refund) }), ...errorResponses },
+        response: responses({ 200: Type.Object({ data: Type.Array(Refund) }, { title: 'RefundList' }) }, [...SELLER_ERRORS, ...owned('transaction')]),
       },
     },
     async (request) => {

@@ -1,14 +1,15 @@
-import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
 import { validationError } from '../domain/errors.ts';
 import { refusalError } from '../domain/result.ts';
 import { validateSaleRequest } from '../domain/sale-request.ts';
 import { SaleBody } from '../domain/sale-schema.ts';
 import { idempotent, sendAnswer } from '../http/idempotency.ts';
-import { errorResponses, type Router, sellerSecurity } from '../http/router.ts';
+import { BODY_ERRORS, IDEMPOTENCY_ERRORS, responses, SELLER_ERRORS } from '../http/openapi.ts';
+import { IdempotencyHeaders, type Router, sellerSecurity } from '../http/router.ts';
 import { notificationUrlProblem } from '../notifications/target-url.ts';
 import { submitCardSale } from './card-payment.ts';
 import { createSale, prepareCharge } from './create-sale.ts';
+import { saleExamples } from './sale-examples.ts';
 import { SaleCreated, saleCreatedView } from './sale-view.ts';
 
 export async function saleRoutes(app: Router, ctx: AppContext): Promise<void> {
@@ -16,12 +17,27 @@ export async function saleRoutes(app: Router, ctx: AppContext): Promise<void> {
     '/api/sales',
     {
       schema: {
+        operationId: 'createSale',
         summary: 'Create a sale (PIX, card or boleto)',
+        description:
+          'Answers 201 with the sale, always PENDENTE: a PIX sale carries its BR Code and QR, a boleto its linha digitável and barcode. ' +
+          'A card sale then moves on through the processor (the sandbox: approved, declined by 4000000000000002, failed by 4000000000000119). ' +
+          'Card numbers and CVVs are never kept.',
         tags: ['sales'],
         security: sellerSecurity,
-        headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String()) }),
+        headers: IdempotencyHeaders,
         body: SaleBody,
-        response: { 201: SaleCreated, ...errorResponses },
+        bodyExamples: saleExamples,
+        response: responses({ 201: SaleCreated }, [
+          ...SELLER_ERRORS,
+          ...BODY_ERRORS,
+          [
+            'VALIDATION_ERROR',
+            'a field breaks its rule, the amount is not the items plus shipping, or the method does not take a part sent (unknown fields are ignored); `details` names each one',
+          ],
+          ...IDEMPOTENCY_ERRORS,
+          ['PROVIDER_ERROR', 'the PIX provider did not create the charge; no sale was written'],
+        ]),
       },
       // validateSaleRequest runs SaleBody inside the idempotent request, so that a 400 is stored and
       // replayed under its Idempotency-Key like every other refusal.

@@ -1,28 +1,53 @@
 import { Type } from 'typebox';
 import { centsToString } from '../domain/money.ts';
-import { iso, Nullable } from '../http/router.ts';
-import { shippingObject } from '../transactions/transaction-view.ts';
+import { PAYMENT_METHODS, TRANSACTION_STATUSES } from '../domain/transaction-states.ts';
+import { iso, Nullable, StringEnum } from '../http/router.ts';
+import { Customer, shippingObject } from '../transactions/transaction-view.ts';
 import type { CreatedSale } from './create-sale.ts';
 
-/** POST /api/sales answer: money as strings of cents, shipping as JSON text (the spec's units). */
-export const SaleCreated = Type.Object({
-  message: Type.String(),
-  sale: Type.Object({
+const SalePix = Type.Object(
+  {
+    key: Type.String({ description: 'the BR Code "copia e cola" text' }),
+    qrCodeBase64: Type.String({ description: 'a data URI, data:image/png;base64,…, of the QR of exactly that text' }),
+    expiresAt: Nullable(Type.String({ format: 'date-time', description: 'null: a static code that does not expire' })),
+  },
+  { title: 'SalePix' },
+);
+
+const SaleBoleto = Type.Object(
+  {
+    code: Type.String({ description: 'the 47-digit linha digitável' }),
+    barcode: Type.String({ description: 'the 44-digit barcode' }),
+    dueDate: Type.String({ format: 'date', description: 'YYYY-MM-DD' }),
+  },
+  { title: 'SaleBoleto' },
+);
+
+/** The spec's Sale: money as strings of cents, shipping as JSON text (the spec's units). */
+const Sale = Type.Object(
+  {
     id: Type.Integer(),
-    status: Type.String(),
-    amount: Type.String({ description: 'cents as string' }),
-    paymentMethod: Type.String(),
-    customer: Type.Object({ name: Type.String(), email: Type.String(), document: Nullable(Type.String()), phone: Nullable(Type.String()) }),
-    payment: Type.Object({
-      method: Type.String(),
-      installments: Nullable(Type.Integer()),
-      pix: Nullable(Type.Object({ key: Type.String(), qrCodeBase64: Type.String(), expiresAt: Nullable(Type.String()) })),
-      boleto: Nullable(Type.Object({ code: Type.String(), barcode: Type.String(), dueDate: Type.String() })),
-    }),
-    shipping: Nullable(Type.String({ description: 'JSON text of the shipping object' })),
-    createdAt: Type.String(),
-  }),
-});
+    status: StringEnum(TRANSACTION_STATUSES, { description: 'always PENDENTE at creation; a card sale then moves on through the processor' }),
+    amount: Type.String({ pattern: '^\\d+$', description: 'cents, as a string' }),
+    paymentMethod: StringEnum(PAYMENT_METHODS),
+    customer: Customer,
+    payment: Type.Object(
+      {
+        method: StringEnum(PAYMENT_METHODS),
+        installments: Nullable(Type.Integer({ description: 'CREDIT_CARD only' })),
+        pix: Nullable(SalePix),
+        boleto: Nullable(SaleBoleto),
+      },
+      { title: 'SalePayment' },
+    ),
+    shipping: Nullable(Type.String({ description: 'the JSON text of the shipping object; null for a digital sale' })),
+    createdAt: Type.String({ format: 'date-time' }),
+  },
+  { title: 'Sale' },
+);
+
+/** POST /api/sales answer. */
+export const SaleCreated = Type.Object({ message: Type.String(), sale: Sale }, { title: 'SaleCreated' });
 
 export function saleCreatedView({ id, sale, createdAt, installments, pix, boleto }: CreatedSale) {
   const shipping = shippingObject(sale.shipping);

@@ -2,8 +2,9 @@ import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
 import { PAYMENT_METHODS, TRANSACTION_STATUSES } from '../domain/transaction-states.ts';
 import { parsePathId } from '../http/ids.ts';
+import { BODY_ERRORS, NO_FIELDS, owned, PAGE_ERRORS, responses, SELLER_ERRORS } from '../http/openapi.ts';
 import { PageQuery, pageAnswer, pageOf, pageRequest } from '../http/paging.ts';
-import { errorResponses, NoBody, PathId, type Router, StringEnum, sellerSecurity } from '../http/router.ts';
+import { NoBody, PathId, type Router, StringEnum, sellerSecurity } from '../http/router.ts';
 import { applyEvent } from './apply-event.ts';
 import { ownTransaction, withItems } from './own-transaction.ts';
 import { Transaction, transactionView } from './transaction-view.ts';
@@ -21,7 +22,13 @@ export async function transactionRoutes(app: Router, ctx: AppContext): Promise<v
   app.get(
     '/api/transactions/:id',
     {
-      schema: { ...common, summary: 'Read one transaction (money in cents)', params: PathId, response: { 200: Transaction, ...errorResponses } },
+      schema: {
+        ...common,
+        operationId: 'getTransaction',
+        summary: 'Read one transaction (money in cents)',
+        params: PathId,
+        response: responses({ 200: Transaction }, [...SELLER_ERRORS, ...owned('transaction')]),
+      },
     },
     async (request) => withItems(ctx, await ownTransaction(ctx, request.sellerId, parsePathId(request.params.id))),
   );
@@ -31,9 +38,14 @@ export async function transactionRoutes(app: Router, ctx: AppContext): Promise<v
     {
       schema: {
         ...common,
+        operationId: 'listTransactions',
         summary: "List the seller's transactions, newest first",
         querystring: ListQuery,
-        response: { 200: pageOf(Transaction), ...errorResponses },
+        response: responses({ 200: pageOf(Transaction, 'TransactionPage') }, [
+          ...SELLER_ERRORS,
+          ...PAGE_ERRORS,
+          ['VALIDATION_ERROR', '`status` or `paymentMethod` is not one of its values'],
+        ]),
       },
     },
     async (request) => {
@@ -58,10 +70,18 @@ export async function transactionRoutes(app: Router, ctx: AppContext): Promise<v
     {
       schema: {
         ...common,
+        operationId: 'cancelTransaction',
         summary: 'Cancel a pending or failed transaction (→ CANCELADO)',
+        description: 'PENDENTE or FALHA → CANCELADO; nothing is charged. Repeating a cancel that succeeded answers 200 and changes nothing.',
         params: PathId,
         body: NoBody,
-        response: { 200: Transaction, ...errorResponses },
+        response: responses({ 200: Transaction }, [
+          ...SELLER_ERRORS,
+          ...BODY_ERRORS,
+          ...NO_FIELDS,
+          ...owned('transaction'),
+          ['INVALID_TRANSITION', 'the transaction is neither PENDENTE nor FALHA'],
+        ]),
       },
     },
     async (request) => applyEvent(ctx, parsePathId(request.params.id), 'CANCELLED', request.sellerId),

@@ -6,40 +6,70 @@ import { iso, Nullable, StringEnum } from '../http/router.ts';
 import type { ItemRow, TransactionRow } from './transactions-repo.ts';
 
 const Cents = Type.Integer({ description: 'cents' });
+const nullableCents = (description: string) => Nullable(Type.Integer({ description }));
 
-export const Shipping = Type.Object({
-  street: Type.String(),
-  number: Type.String(),
-  complement: Nullable(Type.String()),
-  neighborhood: Type.String(),
-  city: Type.String(),
-  state: Type.String(),
-  zipCode: Type.String(),
-  fee: Cents,
-});
+/** A sale's delivery address and fee, as the transaction read returns it (CONTRACT §4). */
+export const Shipping = Type.Object(
+  {
+    street: Type.String(),
+    number: Type.String(),
+    complement: Nullable(Type.String()),
+    neighborhood: Type.String(),
+    city: Type.String(),
+    state: Type.String({ description: 'UF, two letters' }),
+    zipCode: Type.String({ description: 'CEP, 8 digits' }),
+    fee: Type.Integer({ description: 'cents, included in the amount' }),
+  },
+  { title: 'Shipping' },
+);
+
+/** The customer as sales and transactions show it. */
+export const Customer = Type.Object(
+  {
+    name: Type.String(),
+    email: Type.String(),
+    document: Nullable(Type.String({ description: 'CPF or CNPJ, normalised (no punctuation)' })),
+    phone: Nullable(Type.String({ description: 'digits only' })),
+  },
+  { title: 'Customer' },
+);
+
+const TransactionItem = Type.Object(
+  {
+    id: Type.Integer(),
+    title: Type.String(),
+    unitPrice: Cents,
+    quantity: Type.Integer(),
+    tangible: Type.Boolean({ description: 'true: a physical product; false: digital' }),
+  },
+  { title: 'TransactionItem' },
+);
 
 /** GET /api/transactions/{id}: money as numbers of cents (the spec's unit for this area). */
-export const Transaction = Type.Object({
-  id: Type.Integer(),
-  status: StringEnum(TRANSACTION_STATUSES),
-  amount: Cents,
-  netAmount: Nullable(Cents),
-  systemFee: Nullable(Cents),
-  reserveAmount: Nullable(Cents),
-  refundedAmount: Type.Integer({ description: 'cents: the refunds that SUCCEEDED (0 when none)' }),
-  paymentMethod: StringEnum(PAYMENT_METHODS),
-  date: Type.String({ format: 'date-time' }),
-  completedAt: Nullable(Type.String({ format: 'date-time' })),
-  customer: Type.Object({ name: Type.String(), email: Type.String(), document: Nullable(Type.String()), phone: Nullable(Type.String()) }),
-  items: Type.Array(Type.Object({ id: Type.Integer(), title: Type.String(), unitPrice: Cents, quantity: Type.Integer(), tangible: Type.Boolean() })),
-  pixKey: Nullable(Type.String({ description: 'BR Code copia e cola, PIX only' })),
-  cardLastFour: Nullable(Type.String()),
-  cardBrand: Nullable(Type.String()),
-  boletoCode: Nullable(Type.String({ description: 'linha digitável, boleto only' })),
-  externalTransactionId: Type.String(),
-  installments: Nullable(Type.Integer()),
-  shipping: Nullable(Shipping),
-});
+export const Transaction = Type.Object(
+  {
+    id: Type.Integer({ description: 'the sale id' }),
+    status: StringEnum(TRANSACTION_STATUSES),
+    amount: Type.Integer({ description: 'gross, cents' }),
+    netAmount: nullableCents('cents credited to the seller at the first payment (after fees and reserve); null until paid'),
+    systemFee: nullableCents('fees, cents; null until paid'),
+    reserveAmount: nullableCents('cents of the financial reserve held from the net at the first payment; null until paid'),
+    refundedAmount: Type.Integer({ description: 'cents: the refunds that SUCCEEDED (0 when none)' }),
+    paymentMethod: StringEnum(PAYMENT_METHODS),
+    date: Type.String({ format: 'date-time', description: 'creation time' }),
+    completedAt: Nullable(Type.String({ format: 'date-time', description: 'the first payment; null for a sale never paid' })),
+    customer: Customer,
+    items: Type.Array(TransactionItem),
+    pixKey: Nullable(Type.String({ description: 'the BR Code copia e cola, PIX only' })),
+    cardLastFour: Nullable(Type.String({ description: 'card only' })),
+    cardBrand: Nullable(Type.String({ description: 'card only: VISA, MASTERCARD, ELO, AMEX, HIPERCARD or DINERS' })),
+    boletoCode: Nullable(Type.String({ description: 'the 47-digit linha digitável, boleto only' })),
+    externalTransactionId: Type.String({ description: "the id at the provider: the PIX charge's txid, the card processor's reference" }),
+    installments: Nullable(Type.Integer({ description: 'credit card only' })),
+    shipping: Nullable(Shipping),
+  },
+  { title: 'Transaction', description: 'A sale as read: money in numbers of cents.' },
+);
 
 export function transactionView(row: TransactionRow, items: ItemRow[]) {
   return {

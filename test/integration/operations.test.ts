@@ -26,7 +26,8 @@ describe('health, OpenAPI, docs and metrics', () => {
       assert.ok(doc.paths[path], `missing ${path}`);
     }
     const balance = doc.paths['/api/public/balance'].get.responses['200'].content['application/json'].schema;
-    assert.deepEqual(Object.keys(balance.properties), ['available', 'blocked', 'total']);
+    assert.equal(balance.$ref, '#/components/schemas/Balance');
+    assert.deepEqual(Object.keys(doc.components.schemas.Balance.properties), ['available', 'blocked', 'total']);
   });
 
   test('GET /docs renders a page', async () => {

@@ -138,6 +138,19 @@ describe('Standard Webhooks signatures (CONTRACT §13)', () => {
     assert.equal(live.rows[0]!.n, 2);
   });
 
+  it('a rotation retried under its Idempotency-Key rotates once and answers the same secret', async () => {
+    h.current = new Date();
+    const seller = await h.gw.createSeller();
+    const old = (await secretOf(seller)).secret;
+    const headers = { ...seller.headers, 'idempotency-key': 'rotate-once' };
+    const first = await h.gw.app.inject({ method: 'POST', url: '/api/signing-secret/rotate', headers });
+    const again = await h.gw.app.inject({ method: 'POST', url: '/api/signing-secret/rotate', headers });
+    assert.equal(first.statusCode, 200, first.body);
+    assert.equal(again.body, first.body);
+    const r = (await paidSale(seller, '/sw-rotate-once')).webhook;
+    assert.deepEqual(signaturesOf(r), [referenceSignature(first.json().secret, r), referenceSignature(old, r)], 'the first secret still signs');
+  });
+
   it("a webhook's test notification carries the three headers too", async () => {
     h.current = new Date();
     const seller = await h.gw.createSeller();

@@ -1,0 +1,117 @@
+// The operator API (CONTRACT §7, §6, §11.1): `Authorization: Bearer <ADMIN_TOKEN>`. Methods are
+// named after the operationIds of the OpenAPI document.
+import { type ClientOptions, GatewayClient, type Id, pathId, queryOf } from './client.ts';
+import type { CallOptions, PostOptions } from './http.ts';
+import type {
+  CashoutEventBody,
+  CreateSellerBody,
+  PixReturnsQuery,
+  SandboxPixPayBody,
+  TransactionEventBody,
+  UpdateSellerBody,
+  UpdateSettingsBody,
+} from './types.ts';
+
+export interface OperatorClientOptions extends ClientOptions {
+  /** The gateway's ADMIN_TOKEN. */
+  adminToken: string;
+}
+
+export class OperatorClient extends GatewayClient {
+  constructor(options: OperatorClientOptions) {
+    if (!options.adminToken) throw new TypeError('adminToken is required');
+    super(options, { Authorization: `Bearer ${options.adminToken}` });
+  }
+
+  // ---------- sellers ----------
+
+  /** POST /admin/sellers `{ name, email, document? }`: 201 with the seller and its first key pair (the private key shown only here). */
+  createSeller(body: CreateSellerBody, options?: PostOptions) {
+    return this.send('POST', '/admin/sellers', (init) => this.raw.POST('/admin/sellers', { ...init, body }), options);
+  }
+
+  /** GET /admin/sellers/{id}: the seller's settings. */
+  getSeller(id: Id, options?: CallOptions) {
+    const path = { id: pathId(id) };
+    return this.send('GET', '/admin/sellers/{id}', (init) => this.raw.GET('/admin/sellers/{id}', { ...init, params: { path } }), options);
+  }
+
+  /** PATCH /admin/sellers/{id}: `apiWithdrawalEnabled`, `transferAllowed`, its own fee schedule (or null). */
+  updateSeller(id: Id, body: UpdateSellerBody, options?: CallOptions) {
+    const path = { id: pathId(id) };
+    return this.send('PATCH', '/admin/sellers/{id}', (init) => this.raw.PATCH('/admin/sellers/{id}', { ...init, params: { path }, body }), options);
+  }
+
+  /** POST /admin/sellers/{id}/keys: 201 with a new key pair. */
+  createSellerKey(id: Id, options?: PostOptions) {
+    const path = { id: pathId(id) };
+    const url = '/admin/sellers/{id}/keys';
+    return this.send('POST', url, (init) => this.raw.POST(url, { ...init, params: { path }, body: {} }), options);
+  }
+
+  /** DELETE /admin/sellers/{id}/keys/{publicKey}: 204; the key pair stops working at once. */
+  async revokeSellerKey(id: Id, publicKey: string, options?: CallOptions): Promise<void> {
+    const path = { id: pathId(id), publicKey };
+    const url = '/admin/sellers/{id}/keys/{publicKey}';
+    await this.send('DELETE', url, (init) => this.raw.DELETE(url, { ...init, params: { path } }), options);
+  }
+
+  /** POST /admin/sellers/{id}/panel-invites: 201 `{ url, expiresAt }`, a one-use link to the seller panel. */
+  createPanelInvite(id: Id, options?: PostOptions) {
+    const path = { id: pathId(id) };
+    const url = '/admin/sellers/{id}/panel-invites';
+    return this.send('POST', url, (init) => this.raw.POST(url, { ...init, params: { path }, body: {} }), options);
+  }
+
+  // ---------- platform settings and ledger ----------
+
+  /** GET /admin/settings: the platform's default fee schedule. */
+  getSettings(options?: CallOptions) {
+    return this.send('GET', '/admin/settings', (init) => this.raw.GET('/admin/settings', init), options);
+  }
+
+  /** PATCH /admin/settings */
+  updateSettings(body: UpdateSettingsBody, options?: CallOptions) {
+    return this.send('PATCH', '/admin/settings', (init) => this.raw.PATCH('/admin/settings', { ...init, body }), options);
+  }
+
+  /** GET /admin/ledger/verify: `{ ok, sellersChecked, mismatches }`. */
+  verifyLedger(options?: CallOptions) {
+    return this.send('GET', '/admin/ledger/verify', (init) => this.raw.GET('/admin/ledger/verify', init), options);
+  }
+
+  // ---------- operator and processor events ----------
+
+  /** POST /admin/transactions/{id}/events `{ event }` (CONTRACT §6): 200 with the transaction. */
+  applyTransactionEvent(id: Id, body: TransactionEventBody, options?: PostOptions) {
+    const path = { id: pathId(id) };
+    const url = '/admin/transactions/{id}/events';
+    return this.send('POST', url, (init) => this.raw.POST(url, { ...init, params: { path }, body }), options);
+  }
+
+  /** POST /admin/cashouts/{id}/events `{ event }`: PROCESSING, COMPLETED, REJECTED or CANCELLED. */
+  applyCashoutEvent(id: Id, body: CashoutEventBody, options?: PostOptions) {
+    const path = { id: pathId(id) };
+    const url = '/admin/cashouts/{id}/events';
+    return this.send('POST', url, (init) => this.raw.POST(url, { ...init, params: { path }, body }), options);
+  }
+
+  // ---------- PIX rail ----------
+
+  /** POST /sandbox/pix/{txid}/pay `{ amount? }`: the embedded PSP receives a Pix for the sale whose externalTransactionId is `txid`. */
+  sandboxPayPix(txid: string, body: SandboxPixPayBody = {}, options?: PostOptions) {
+    const path = { txid };
+    const url = '/sandbox/pix/{txid}/pay';
+    return this.send('POST', url, (init) => this.raw.POST(url, { ...init, params: { path }, body }), options);
+  }
+
+  /** GET /admin/pix/returns: Pix returned whole (no PENDENTE sale of that amount), newest first. */
+  listPixReturns(query: PixReturnsQuery = {}, options?: CallOptions) {
+    return this.send(
+      'GET',
+      '/admin/pix/returns',
+      (init) => this.raw.GET('/admin/pix/returns', { ...init, params: { query: queryOf(query) } }),
+      options,
+    );
+  }
+}
