@@ -28,9 +28,10 @@ export interface PostOptions extends CallOptions {
   idempotencyKey?: string;
   /**
    * Whether to retry after a failure that leaves it unknown whether the gateway acted (a timeout, a
-   * connection lost after the request went out). Default: true for the POSTs the gateway
-   * deduplicates by Idempotency-Key (createSale, createCashout, refundTransaction), false for the
-   * others, which a retry could repeat. GET, PATCH and DELETE are always retried.
+   * connection lost after the request went out, a 5xx). Default: true for the POSTs the gateway
+   * deduplicates by Idempotency-Key (createSale, createCashout, refundTransaction,
+   * rotateSigningSecret), false for the others, which a retry could repeat. GET, PATCH and DELETE
+   * are always retried.
    */
   retryAmbiguous?: boolean;
 }
@@ -112,8 +113,9 @@ async function attempt(base: Fetch, url: string, init: RequestInit, timeoutMs: n
 }
 
 /** The wait before the next attempt for an answer that may be retried, or null when it may not. */
-function retryDelay(res: Response, retry: number, policy: Resolved): number | null {
-  if (res.status !== 429 && res.status < 500) return null;
+function retryDelay(res: Response, retry: number, policy: Resolved, ambiguousOk: boolean): number | null {
+  // A 5xx may come from a proxy after the gateway acted: only a request safe to repeat is retried.
+  if (res.status !== 429 && (res.status < 500 || !ambiguousOk)) return null;
   const after = retryAfterSeconds(res.headers.get('retry-after'));
   if (after === undefined) return backoffMs(retry, policy);
   const ms = after * 1000;
@@ -154,8 +156,8 @@ export function retryingFetch(policyIn: RetryPolicy, base: Fetch = globalThis.fe
     const init: RequestInit = { method: request.method, headers, redirect: request.redirect, ...(body === undefined ? {} : { body }) };
     const caller = request.signal;
     // GET and DELETE are idempotent and the gateway's PATCHes set fields to the values sent: always
-    // retried. A 5xx or 429 means the gateway did not act (a 5xx is rolled back and not kept under
-    // the key), so POSTs are retried on those too; after a timeout or a lost connection only the
+    // retried. A 429 means the gateway did not act, so every POST is retried on it; after a 5xx (a
+    // proxy may answer one after the gateway committed), a timeout or a lost connection only the
     // POSTs the gateway deduplicates are (or when the caller says so).
     const ambiguousOk = request.method !== 'POST' || hooks.retryAmbiguousPost === true;
     let lastError: unknown;
@@ -165,7 +167,7 @@ export function retryingFetch(policyIn: RetryPolicy, base: Fetch = globalThis.fe
       let wait: number | null;
       try {
         const res = await attempt(base, request.url, init, policy.timeoutMs, caller);
-        wait = n <= policy.retries ? retryDelay(res, n, policy) : null;
+        wait = n <= policy.retries ? retryDelay(res, n, policy, ambiguousOk) : null;
         if (wait === null) return res;
       } catch (error) {
         if (caller.aborted) throw caller.reason ?? error;

@@ -1,30 +1,25 @@
+import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { buffer } from 'node:stream/consumers';
 import { OperatorClient, SellerClient, verifyWebhook } from '../src/index.ts';
 
-const env = process.env;
-const baseUrl = env.GATEWAY_URL ?? 'http://127.0.0.1:3000';
-const seller = new SellerClient({ baseUrl, publicKey: env.PUBLIC_KEY ?? '', privateKey: env.PRIVATE_KEY ?? '' });
+const { GATEWAY_URL: baseUrl = 'http://127.0.0.1:3000', PUBLIC_KEY = '', PRIVATE_KEY = '', ADMIN_TOKEN = '', RECEIVER_PORT = '4000' } = process.env;
+const seller = new SellerClient({ baseUrl, publicKey: PUBLIC_KEY, privateKey: PRIVATE_KEY });
 const { secret } = await seller.getSigningSecret();
 
-// A tiny receiver: the first notification whose signature checks out settles `notified`.
-let settle: (payload: unknown) => void = () => {};
-const notified = new Promise((resolve) => (settle = resolve));
-const receiver = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (chunk: Buffer) => chunks.push(chunk));
-  req.on('end', () => {
-    try {
-      settle(verifyWebhook(Buffer.concat(chunks), req.headers, secret)); // the raw bytes, as received
-      res.writeHead(200).end();
-    } catch {
-      res.writeHead(400).end(); // not signed by the gateway: ignore it
-    }
-  });
-});
-await new Promise<void>((resolve) => receiver.listen(Number(env.RECEIVER_PORT ?? 4000), '127.0.0.1', resolve));
-const { port } = receiver.address() as AddressInfo;
-const webhook = await seller.createWebhook({ url: `http://127.0.0.1:${port}/webhooks`, types: ['TRANSACTION'] });
+// The receiver: verifyWebhook throws unless the raw bytes and headers were signed with your secret.
+const receiver = createServer(async (req, res) => {
+  try {
+    receiver.emit('verified', verifyWebhook(await buffer(req), req.headers, secret));
+    res.end();
+  } catch {
+    res.writeHead(400).end();
+  }
+}).listen(Number(RECEIVER_PORT), '127.0.0.1');
+await once(receiver, 'listening');
+const verified = once(receiver, 'verified');
+await seller.createWebhook({ url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`, types: ['TRANSACTION'] });
 
 const { sale } = await seller.createSale({
   amount: 15000,
@@ -33,12 +28,9 @@ const { sale } = await seller.createSale({
   items: [{ title: 'Curso', unitPrice: 15000, quantity: 1, tangible: false }],
 });
 console.log('PIX copia e cola:', sale.payment.pix?.key);
+// Sandbox only: the operator pays it, as the payer's bank would.
+await new OperatorClient({ baseUrl, adminToken: ADMIN_TOKEN }).sandboxPayPix((await seller.getTransaction(sale.id)).externalTransactionId);
 
-// Sandbox only: pay it as the payer's bank would (operator token). In production the payer pays.
-const { externalTransactionId } = await seller.getTransaction(sale.id);
-await new OperatorClient({ baseUrl, adminToken: env.ADMIN_TOKEN ?? '' }).sandboxPayPix(externalTransactionId);
-
-console.log('verified webhook:', await notified);
-await seller.deleteWebhook(webhook.id);
+console.log('verified webhook:', (await verified)[0]);
 receiver.closeAllConnections();
 receiver.close();

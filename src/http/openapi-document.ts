@@ -22,7 +22,8 @@ read give **numbers of cents**; the sale creation response gives **strings of ce
 each operation lists the statuses and identifiers it can answer. A 429 or 503 carries \`Retry-After\`. Before a
 request reaches an operation the server may also answer 408 (a client too slow to send it) or 431 (headers too large).
 
-**Idempotency.** \`POST /api/sales\`, \`POST /api/public/cashout\` and \`POST /api/transactions/{id}/refund\` take an
+**Idempotency.** \`POST /api/sales\`, \`POST /api/public/cashout\`, \`POST /api/transactions/{id}/refund\` and
+\`POST /api/signing-secret/rotate\` take an
 optional \`Idempotency-Key\` (1–255 characters, kept 24 h per seller and operation): the same key and body replays
 the first answer, status included, with \`Idempotent-Replayed: true\`.
 

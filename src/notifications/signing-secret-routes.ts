@@ -35,7 +35,11 @@ export async function signingSecretRoutes(app: Router, ctx: AppContext): Promise
         response: responses({ 200: SigningSecretBody }, SELLER_ERRORS),
       },
     },
-    async (request) => secretView(await currentSigningSecret(ctx.db, request.sellerId, ctx.clock.now())),
+    async (request, reply) => {
+      // A secret: no cache along the way may keep it.
+      void reply.header('cache-control', 'no-store');
+      return secretView(await currentSigningSecret(ctx.db, request.sellerId, ctx.clock.now()));
+    },
   );
 
   app.post(
@@ -53,21 +57,19 @@ export async function signingSecretRoutes(app: Router, ctx: AppContext): Promise
     // Idempotent like every money POST: a client retrying a lost answer must not retire, at once, the
     // secret its receivers hold (the first rotation's new one) by rotating a second time.
     async (request, reply) => {
-      const now = ctx.clock.now();
       const key = request.headers['idempotency-key'];
-      const answer = await idempotent(
-        {
-          db: ctx.db,
-          fingerprintKey: ctx.requestFingerprintKey,
-          sellerId: request.sellerId,
-          endpoint: 'POST /api/signing-secret/rotate',
-          key: typeof key === 'string' ? key : undefined,
-          body: request.body ?? {},
-          now,
-        },
-        async (q) => ({ status: 200, body: secretView(await rotateSigningSecret(q, request.sellerId, now)) }),
-      );
+      void reply.header('cache-control', 'no-store');
+      const answer = await rotateOnce(ctx, request.sellerId, typeof key === 'string' ? key : undefined);
       return sendAnswer(reply, answer);
     },
+  );
+}
+
+/** One rotation per Idempotency-Key (the API's header, or the panel form's order id). */
+export function rotateOnce(ctx: AppContext, sellerId: number, key: string | undefined) {
+  const now = ctx.clock.now();
+  return idempotent(
+    { db: ctx.db, fingerprintKey: ctx.requestFingerprintKey, sellerId, endpoint: 'POST /api/signing-secret/rotate', key, body: {}, now },
+    async (q) => ({ status: 200, body: secretView(await rotateSigningSecret(q, sellerId, now)) }),
   );
 }

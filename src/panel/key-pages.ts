@@ -6,11 +6,12 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
-import { currentSigningSecret, rotateSigningSecret } from '../notifications/signing-secrets.ts';
+import { rotateOnce } from '../notifications/signing-secret-routes.ts';
+import { currentSigningSecret } from '../notifications/signing-secrets.ts';
 import { revokeSellerKey } from '../sellers/api-keys.ts';
 import { issueKey, listKeys } from '../sellers/sellers-repo.ts';
 import { whenSaoPaulo } from './format.ts';
-import { attempt, type Current, Done, Form, formSession, page, pageSession } from './session.ts';
+import { attempt, type Current, Done, Form, formSession, newOrder, orderOf, page, pageSession, refusalOf } from './session.ts';
 
 const KeyPath = Type.Object({ publicKey: Type.String({ maxLength: 64 }) });
 const notices: Record<string, string> = {
@@ -45,7 +46,12 @@ export function keyPages(app: Router, ctx: AppContext): void {
   app.post('/painel/chaves/segredo/trocar', { schema: { hide: true, body: Form } }, async (request, reply) => {
     const current = await formSession(ctx, request, reply);
     if (!current) return reply;
-    await ctx.db.tx((q) => rotateSigningSecret(q, current.session.sellerId, ctx.clock.now()));
+    // The form's order id is the rotation's Idempotency-Key: a double click rotates once, so the
+    // secret the receivers hold is not retired at once by a second rotation.
+    const order = orderOf(request.body);
+    if (!order) return keysPage(ctx, current, reply, { status: 400, error: 'Formulário antigo: abra a página de novo.' });
+    const refused = refusalOf(await attempt(() => rotateOnce(ctx, current.session.sellerId, order)));
+    if (refused) return keysPage(ctx, current, reply, refused);
     return reply.redirect('/painel/chaves?feito=segredo', 303);
   });
 }
@@ -66,6 +72,7 @@ async function keysPage(
     notice: shown.notice,
     issued: shown.issued,
     signing: {
+      order: newOrder(),
       secret: signing.secret,
       created: whenSaoPaulo(signing.createdAt),
       previousUntil: signing.previousSecretExpiresAt && whenSaoPaulo(signing.previousSecretExpiresAt),

@@ -303,8 +303,17 @@ describe('the seller panel pages in a browser', { skip: browserSkipReason() }, (
     await page.getByText('Mostrar o segredo de assinatura').click();
     const shown = await text('[data-segredo="atual"]');
     assert.equal(shown, (await api('GET', '/api/signing-secret', seller.headers)).json().secret);
+    // The same form sent twice (a double click, a reload) rotates once: the first new secret stays.
+    const form = {
+      csrf: await page.locator('input[name="csrf"]').first().inputValue(),
+      pedido: await page.locator('form[action="/painel/chaves/segredo/trocar"] input[name="pedido"]').inputValue(),
+    };
+    const twice = await page.context().request.post(`${base}/painel/chaves/segredo/trocar`, { form, maxRedirects: 0 });
+    assert.equal(twice.status(), 303);
+    const afterFirst = (await api('GET', '/api/signing-secret', seller.headers)).json().secret;
     await page.getByRole('button', { name: 'Trocar o segredo' }).click();
     await page.waitForURL(`${base}/painel/chaves?feito=segredo`);
+    assert.equal((await api('GET', '/api/signing-secret', seller.headers)).json().secret, afterFirst, 'one rotation for one form');
     assert.match(await text('main'), /Segredo trocado/);
     assert.match(await text('main'), /O segredo anterior também assina até/);
     const rotated = (await api('GET', '/api/signing-secret', seller.headers)).json();

@@ -57,6 +57,8 @@ describe('Standard Webhooks signatures (CONTRACT §13)', () => {
     assert.equal(Buffer.from(first.secret.slice(6), 'base64').length, 32);
     assert.equal(first.previousSecretExpiresAt, null);
     assert.deepEqual(await secretOf(a), first);
+    const read = await h.gw.app.inject({ method: 'GET', url: '/api/signing-secret', headers: a.headers });
+    assert.equal(read.headers['cache-control'], 'no-store');
     assert.notEqual((await secretOf(b)).secret, first.secret);
     const unauthenticated = await h.gw.app.inject({ method: 'GET', url: '/api/signing-secret' });
     assert.equal(unauthenticated.statusCode, 401);
