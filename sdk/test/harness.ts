@@ -4,8 +4,9 @@
 import type { AddressInfo } from 'node:net';
 import { createDeliveryJob } from '../../src/notifications/delivery.ts';
 import { createPixReconcileJob } from '../../src/pix/reconcile-job.ts';
+import { boletoExample, cardExample, pixExample } from '../../test/helpers/fixtures.ts';
 import { ADMIN_TOKEN, type Gateway, type GatewayOptions, type SellerKeys, startGateway } from '../../test/helpers/gateway.ts';
-import { OperatorClient, type RetryPolicy, SellerClient } from '../src/index.ts';
+import { type CreateSaleBody, OperatorClient, type RetryPolicy, SellerClient } from '../src/index.ts';
 
 export type Json = Record<string, unknown>;
 
@@ -59,42 +60,13 @@ export async function startBench(options: GatewayOptions = {}): Promise<SdkBench
   };
 }
 
-/** CONTRACT §4's PIX sale, without a postback unless given. */
-export const pixSale = (amount = 15000, extra: Json = {}) => ({
-  amount,
-  paymentMethod: 'PIX' as const,
-  customer: { name: 'Maria Silva', email: 'maria@example.com', document: '52998224725', phone: '11987654321' },
-  items: [{ title: 'Curso', unitPrice: amount, quantity: 1, tangible: false }],
-  ...extra,
-});
+// The gateway suites' sale bodies (test/helpers/fixtures.ts), typed as the SDK takes them.
+
+/** CONTRACT §4's PIX sale, without a postback or an expiry unless given. */
+export const pixSale = (amount = 15000, extra: Json = {}) => pixExample({ amount, postbackUrl: null, pix: null }, extra) as CreateSaleBody;
 
 /** CONTRACT §4's credit-card sale of a physical product (16000 = 15000 + shipping 1000, 3 installments). */
-export const cardSale = (number = '4111111111111111') => ({
-  amount: 16000,
-  paymentMethod: 'CREDIT_CARD' as const,
-  customer: { name: 'Maria Silva', email: 'maria@example.com' },
-  items: [{ title: 'Camiseta', unitPrice: 15000, quantity: 1, tangible: true }],
-  installments: 3,
-  card: { number, holderName: 'MARIA SILVA', expirationMonth: 12, expirationYear: 2030, cvv: '123' },
-  shipping: {
-    street: 'Rua A',
-    number: '10',
-    complement: null,
-    neighborhood: 'Centro',
-    city: 'São Paulo',
-    state: 'SP',
-    zipCode: '01001000',
-    fee: 1000,
-  },
-});
+export const cardSale = (number = '4111111111111111') => cardExample(number) as CreateSaleBody;
 
 /** A boleto sale (a CNPJ with punctuation, two lines, 25050 cents). */
-export const boletoSale = () => ({
-  amount: 25050,
-  paymentMethod: 'BOLETO' as const,
-  customer: { name: 'João Souza', email: 'joao@example.com', document: '11.222.333/0001-81' },
-  items: [
-    { title: 'Livro', unitPrice: 10025, quantity: 2, tangible: false },
-    { title: 'Frete grátis', unitPrice: 5000, quantity: 1, tangible: false },
-  ],
-});
+export const boletoSale = () => boletoExample() as CreateSaleBody;

@@ -10,6 +10,7 @@ import $RefParser from '@apidevtools/json-schema-ref-parser';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { type FoundOperation as GenericFound, operationFinder } from './openapi-operations.ts';
 
 const repoFile = (name: string) => fileURLToPath(new URL(`../../spec/providers/${name}`, import.meta.url));
 const sharedFile = (name: string) => fileURLToPath(new URL(`../../../shared/spec/providers/${name}`, import.meta.url));
@@ -92,61 +93,10 @@ export const ADYEN_FAULTY_EXAMPLES: Record<string, string[]> = {
   'post-PREARBITRATION_LOST-prearbitration_lost': ['metadata.type', 'metadata.link_id', 'metadata.company'],
 };
 
-const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
-interface Route {
-  template: string;
-  regex: RegExp;
-  names: string[];
-  literalLength: number;
-}
-const routes: Route[] = Object.keys(adyenCheckoutDocument.paths ?? {}).map((template) => {
-  const names: string[] = [];
-  const source = template
-    .split(/(\{[^}]+\})/)
-    .map((part) => {
-      if (!part.startsWith('{')) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      names.push(part.slice(1, -1));
-      return '([^/]+)';
-    })
-    .join('');
-  return { template, regex: new RegExp(`^${source}$`), names, literalLength: template.replace(/\{[^}]+\}/g, '').length };
-});
-
-export interface FoundOperation {
-  /** "POST /payments/{paymentPspReference}/refunds", for messages. */
-  name: string;
-  operation: Operation;
-  parameters: Parameter[];
-  pathValues: Record<string, string>;
-  security: Record<string, string[]>[];
-}
+export type FoundOperation = GenericFound<Operation, Parameter>;
 
 /** The Checkout operation for a method and a path relative to the v71 root, or why there is none. */
-export function findAdyenOperation(method: string, path: string): FoundOperation | string {
-  const verb = method.toLowerCase();
-  const route = routes.filter((r) => r.regex.test(path)).sort((a, b) => b.literalLength - a.literalLength)[0];
-  if (!route) return `no path of the Checkout file matches ${path}`;
-  const item = adyenCheckoutDocument.paths![route.template]!;
-  const operation = item[verb];
-  if (!operation || !METHODS.includes(verb)) {
-    const known = METHODS.filter((m) => item[m]).map((m) => m.toUpperCase());
-    return `${method.toUpperCase()} ${route.template}: no such operation in the file (that path has ${known.join(', ')})`;
-  }
-  const own = operation.parameters ?? [];
-  const inherited = (item.parameters ?? []).filter((p) => !own.some((o) => o.name === p.name && o.in === p.in));
-  const values = route.regex.exec(path)!.slice(1);
-  const pathValues = Object.fromEntries(route.names.map((n, i) => [n, safeDecode(values[i]!)]));
-  const security = operation.security ?? adyenCheckoutDocument.security ?? [];
-  return { name: `${method.toUpperCase()} ${route.template}`, operation, parameters: [...inherited, ...own], pathValues, security };
-}
-
-function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
-}
+export const findAdyenOperation = operationFinder<Parameter, Operation>(adyenCheckoutDocument, 'the Checkout file');
 
 // ajv and ajv-formats are CommonJS: under NodeNext their default imports are the module objects.
 const Ajv2020 = Ajv2020Module.default;

@@ -9,6 +9,7 @@ import $RefParser from '@apidevtools/json-schema-ref-parser';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { parse } from 'yaml';
+import { type FoundOperation as GenericFound, METHODS, operationFinder } from './openapi-operations.ts';
 
 // Vendored byte for byte (spec/providers/README.md), so a fresh clone needs nothing outside it.
 export const API_PIX_FILE = fileURLToPath(new URL('../../spec/providers/bcb-api-pix-2.9.0.yaml', import.meta.url));
@@ -108,68 +109,14 @@ export function apiPixExample(name: string): unknown {
   return structuredClone(example.value);
 }
 
-const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
-interface Route {
-  template: string;
-  regex: RegExp;
-  names: string[];
-  literalLength: number;
-}
 // The payload locations (/{pixUrlAccessToken}, …) declare servers of their own: the payer's PSP
 // fetches them from the location URL, never under the API root, so no request of ours can be one.
 const servedHere = (item: PathItem) => !METHODS.some((m) => (item[m] as { servers?: unknown } | undefined)?.servers);
-const routes: Route[] = Object.keys(apiPixDocument.paths)
-  .filter((template) => servedHere(apiPixDocument.paths[template]!))
-  .map((template) => {
-    const names: string[] = [];
-    const source = template
-      .split(/(\{[^}]+\})/)
-      .map((part) => {
-        if (!part.startsWith('{')) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-        names.push(part.slice(1, -1));
-        return '([^/]+)';
-      })
-      .join('');
-    return { template, regex: new RegExp(`^${source}$`), names, literalLength: template.replace(/\{[^}]+\}/g, '').length };
-  });
 
-export interface FoundOperation {
-  /** "PUT /cob/{txid}", for messages. */
-  name: string;
-  operation: Operation;
-  /** Path-level parameters, overridden by the operation's own of the same name and place. */
-  parameters: Parameter[];
-  pathValues: Record<string, string>;
-  security: Record<string, string[]>[];
-}
+export type FoundOperation = GenericFound<Operation, Parameter>;
 
 /** The operation of the file for a method and a path relative to the API root, or why there is none. */
-export function findOperation(method: string, path: string): FoundOperation | string {
-  const verb = method.toLowerCase();
-  // A concrete path beats a templated one (OpenAPI): /cob before /{pixUrlAccessToken}.
-  const route = routes.filter((r) => r.regex.test(path)).sort((a, b) => b.literalLength - a.literalLength)[0];
-  if (!route) return `no path of the file matches ${path}`;
-  const item = apiPixDocument.paths[route.template]!;
-  const operation = item[verb];
-  if (!operation) {
-    const known = METHODS.filter((m) => item[m]).map((m) => m.toUpperCase());
-    return `${method.toUpperCase()} ${route.template}: no such operation in the file (that path has ${known.join(', ')})`;
-  }
-  const own = operation.parameters ?? [];
-  const inherited = (item.parameters ?? []).filter((p) => !own.some((o) => o.name === p.name && o.in === p.in));
-  const values = route.regex.exec(path)!.slice(1);
-  const pathValues = Object.fromEntries(route.names.map((n, i) => [n, safeDecode(values[i]!)]));
-  const security = operation.security ?? apiPixDocument.security ?? [];
-  return { name: `${method.toUpperCase()} ${route.template}`, operation, parameters: [...inherited, ...own], pathValues, security };
-}
-
-function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
-}
+export const findOperation = operationFinder<Parameter, Operation>(apiPixDocument, 'the file', servedHere);
 
 /**
  * OpenAPI 3.0: a required property marked readOnly is required in responses only, and one marked
