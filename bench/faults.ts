@@ -11,11 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { buildApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
 import type { AppContext } from '../src/context.ts';
 import { idempotencyExpiryJob } from '../src/http/idempotency.ts';
 import { createDeliveryJob } from '../src/notifications/delivery.ts';
-import { closeContext, createContext } from '../src/runtime.ts';
+import { closeContext, createContext, loadSettings } from '../src/runtime.ts';
 import { insertSeller, issueKey } from '../src/sellers/sellers-repo.ts';
 import { expiryJob, reserveReleaseJob } from '../src/transactions/jobs.ts';
 import { moveTransaction } from '../src/transactions/transitions.ts';
@@ -95,7 +94,7 @@ async function databaseOutage(directUrl: string) {
     RATE_LIMIT_PER_SECOND: '1000000',
     AUTH_FAILURES_PER_MINUTE: '1000000',
   };
-  const ctx = await createContext(loadConfig(env));
+  const ctx = await createContext(loadSettings(env));
   const app = await buildApp(ctx);
   const base = await app.listen({ port: 0, host: '127.0.0.1' });
   const workers = new WorkerRunner(ctx, [createDeliveryJob(), expiryJob, reserveReleaseJob, idempotencyExpiryJob], app.log);
@@ -245,7 +244,7 @@ direct.pathname = `/${name}`;
 try {
   await databaseOutage(direct.toString());
   const ctx = await createContext(
-    loadConfig({
+    loadSettings({
       DATABASE_URL: direct.toString(),
       DATA_DIR: mkdtempSync(join(tmpdir(), 'gw-faults-')),
       LOG_LEVEL: 'silent',

@@ -2,18 +2,17 @@
 // benchmark compares against: same pool, same concurrency, no HTTP, no validation, no domain code.
 import Fastify from 'fastify';
 import { buildApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
 import { post } from '../src/ledger/postings.ts';
 import { createDeliveryJob } from '../src/notifications/delivery.ts';
 import { startSession } from '../src/panel/accounts.ts';
-import { closeContext, createContext } from '../src/runtime.ts';
+import { closeContext, createContext, loadSettings } from '../src/runtime.ts';
 import { insertSeller, issueKey } from '../src/sellers/sellers-repo.ts';
 import { moveTransaction } from '../src/transactions/transitions.ts';
 import { WorkerRunner } from '../src/workers/runner.ts';
 import { type BareName, bareScenarios } from './bare-sql.ts';
 
 // Limits far above what autocannon can send, so figures measure the gateway, not its throttle.
-const config = loadConfig({
+const config = loadSettings({
   ...process.env,
   LOG_LEVEL: 'silent',
   PORT: '0',

@@ -5,13 +5,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
-import { closeContext, createContext } from '../src/runtime.ts';
+import { closeContext, createContext, loadSettings } from '../src/runtime.ts';
 
 /** The document, from an app on a throw-away embedded database (routes do not depend on the data). */
 export async function openApiDocument(): Promise<unknown> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gw-openapi-'));
-  const config = loadConfig({ DATABASE_URL: 'memory://', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+  const config = loadSettings({ DATABASE_URL: 'memory://', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
   const ctx = await createContext(config);
   try {
     const app = await buildApp(ctx);

@@ -4,7 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
-import { adyenNotificationRoutes } from './adyen/notification-routes.ts';
+import type { Registry } from 'prom-client';
 import { cashoutAdminRoutes, cashoutRoutes } from './cashouts/routes.ts';
 import type { AppContext } from './context.ts';
 import { errorBody } from './domain/errors.ts';
@@ -16,7 +16,6 @@ import { healthRoutes } from './http/health-routes.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { swaggerOptions } from './http/openapi-document.ts';
 import { createRateLimits, type MsClock } from './http/rate-limit.ts';
-import type { Router } from './http/router.ts';
 import { ledgerAdminRoutes } from './ledger/admin-routes.ts';
 import { balanceRoutes } from './ledger/balance-routes.ts';
 import { statementRoutes } from './ledger/statement-routes.ts';
@@ -24,9 +23,12 @@ import { notificationRoutes } from './notifications/routes.ts';
 import { signingSecretRoutes } from './notifications/signing-secret-routes.ts';
 import { panelAdminRoutes } from './panel/admin-routes.ts';
 import { panelNotFound, panelRoutes } from './panel/routes.ts';
-import { pixAdminRoutes } from './pix/admin-routes.ts';
-import { pixCallbackRoutes } from './pix/callback-routes.ts';
-import { sandboxPixRoutes } from './pix/sandbox-routes.ts';
+import { pixAdminRoutes } from './providers/api-pix/returns-routes.ts';
+import { listProviderEventsRoute } from './providers/events/list-route.ts';
+import { registerProviderEventsGauge } from './providers/events/metrics.ts';
+import { resolveProviderEventRoute } from './providers/events/resolve-route.ts';
+import { inboundRoutes } from './providers/inbound-routes.ts';
+import { sandboxPixRoutes } from './providers/sandbox/routes.ts';
 import { refundRoutes } from './refunds/routes.ts';
 import { saleRoutes } from './sales/routes.ts';
 import { sellerAdminRoutes } from './sellers/admin-routes.ts';
@@ -120,7 +122,17 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
   }).withTypeProvider<TypeBoxTypeProvider>();
   // Node destroys connections accepted beyond this at once, so a flood cannot starve the process.
   app.server.maxConnections = ctx.config.httpMaxConnections;
+  installHandlers(app);
+  const metrics = registerMetrics(app);
+  registerProviderEventsGauge(metrics, ctx);
+  await app.register(swagger, swaggerOptions);
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await registerRoutes(app, ctx, metrics, createRateLimits(ctx.config, options.rateLimitClock));
+  return app;
+}
 
+/** The route list, the error and not-found handlers, the request id on every answer. */
+function installHandlers(app: App): void {
   const routeList: { method: string; url: string }[] = [];
   app.decorate('routeList', routeList);
   app.addHook('onRoute', (route) => {
@@ -136,13 +148,10 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
   app.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
-  const metrics = registerMetrics(app);
+}
 
-  await app.register(swagger, swaggerOptions);
-  await app.register(swaggerUi, { routePrefix: '/docs' });
-
-  // Per app, hence per process: the limits of CONTRACT §2 are counted per process.
-  const limits = createRateLimits(ctx.config, options.rateLimitClock);
+/** Every route group with its credentials. The limits are per app, hence per process (CONTRACT §2). */
+async function registerRoutes(app: App, ctx: AppContext, metrics: Registry, limits: ReturnType<typeof createRateLimits>): Promise<void> {
   const operatorHook = operatorAuth(ctx.config.adminToken, limits);
   await app.register(async (open) => healthRoutes(open, ctx, metrics, operatorHook));
   await app.register(async (seller) => {
@@ -158,7 +167,8 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
   });
   // The seller panel: its own session cookie, forms and HTML (CONTRACT §12).
   await app.register(async (panel) => panelRoutes(panel, ctx));
-  await app.register(async (providers) => providerRoutes(providers, ctx));
+  // The payment providers' calls: each endpoint's own credential, no API keys.
+  await app.register(async (providers) => inboundRoutes(providers, ctx));
   await app.register(async (operator) => {
     operator.addHook('onRequest', operatorHook);
     await sandboxPixRoutes(operator, ctx);
@@ -169,14 +179,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
     await transactionAdminRoutes(operator, ctx);
     await feeSettingsRoutes(operator, ctx);
     await cashoutAdminRoutes(operator, ctx);
+    await listProviderEventsRoute(operator, ctx);
+    await resolveProviderEventRoute(operator, ctx);
   });
-  return app;
-}
-
-/** The payment providers' calls: no API keys. */
-async function providerRoutes(app: Router, ctx: AppContext): Promise<void> {
-  // The PSP's: the secret in the path is the credential.
-  await pixCallbackRoutes(app, ctx);
-  // Adyen's: HTTP Basic and each item's HMAC are the credentials.
-  if (ctx.adyen) await adyenNotificationRoutes(app, ctx, ctx.adyen);
 }

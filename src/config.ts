@@ -1,11 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type CardRailConfig, loadCardRailConfig } from './adyen/adyen-config.ts';
 import { boolean, ConfigError, checkSecret, type Env, fail, integer, matching, nonEmpty, oneOf } from './config-values.ts';
 import { type MerchantField, merchantField } from './domain/pix-brcode.ts';
 import { normalizePixKey, PIX_KEY_MAX_LENGTH, pixKeyTypeOf } from './domain/pix-keys.ts';
-import { loadPixRailConfig, type PixRailConfig } from './pix/pix-rail-config.ts';
 
 export type Role = 'api' | 'worker' | 'all';
 
@@ -23,10 +21,6 @@ export interface Config {
   pixReceiverKey: string;
   pixMerchantName: string;
   pixMerchantCity: string;
-  /** CONTRACT §11.1: which PIX rail, and how to reach it. */
-  pixRail: PixRailConfig;
-  /** CONTRACT §11.2: which card processor, and how to reach Adyen. */
-  cardRail: CardRailConfig;
   boletoBankCode: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Requests a second per seller key, per process; the burst is twice this. */
@@ -72,8 +66,6 @@ export function loadConfig(env: Env): Config {
     pixReceiverKey: pixReceiverKey(env, secrets),
     pixMerchantName: merchant(env, 'PIX_MERCHANT_NAME', 'merchantName', 'GATEWAY SANDBOX'),
     pixMerchantCity: merchant(env, 'PIX_MERCHANT_CITY', 'merchantCity', 'SAO PAULO'),
-    pixRail: loadPixRailConfig(env, secrets.postbackSecret),
-    cardRail: loadCardRailConfig(env),
     boletoBankCode: matching(env, 'BOLETO_BANK_CODE', '001', /^\d{3}$/, 'must be three digits'),
     logLevel: oneOf(env, 'LOG_LEVEL', log_levels, 'info'),
     rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 100, 1, max_rate),

@@ -1,26 +1,30 @@
-import type { AdyenRail } from './adyen/adyen-rail.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/db.ts';
-import type { PixRail } from './pix/pix-rail.ts';
 import type { Providers } from './providers/ports.ts';
-import type { ApiKeyAuthenticator } from './sellers/authenticator.ts';
 
 export interface Clock {
   now(): Date;
 }
 export const systemClock: Clock = { now: () => new Date() };
 
-/** Everything a route or worker needs, built once per process (or per test). */
+/** Resolves a seller's key pair to the seller (sellers/authenticator.ts, with its cache). */
+export interface KeyAuthenticator {
+  /** The seller's id, or null when the pair is not a live one. */
+  authenticate(publicKey: string, privateKey: string): Promise<number | null>;
+  /** Drops a revoked key from this process's cache at once. */
+  forget(publicKey: string): void;
+  stop(): Promise<void>;
+}
+
+/** Everything a route or worker needs, built once per process (or per test): the rails through their ports only. */
 export interface AppContext {
   config: Config;
   db: Db;
   clock: Clock;
-  authenticator: ApiKeyAuthenticator;
+  authenticator: KeyAuthenticator;
   providers: Providers;
-  /** The PIX rail: the API Pix connector and, with the sandbox, the embedded PSP. */
-  pix: PixRail;
-  /** The Adyen card rail (CARD_PROVIDER=adyen); null with the sandbox card processor. */
-  adyen: AdyenRail | null;
+  /** This database's installation id (CONTRACT §11.2), part of every key sent to a provider. */
+  installationId: string;
   /** Keys the card fingerprint (HMAC), so equal cards match without the number being kept. */
   cardFingerprintKey: string;
   /** Keys the stored fingerprint of idempotent request bodies, which may hold card data. */

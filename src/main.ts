@@ -1,14 +1,10 @@
-import { createAdyenFollowupJob } from './adyen/jobs.ts';
 import { type App, buildApp } from './app.ts';
-import { payoutAutopilotJob } from './cashouts/jobs.ts';
-import { type Config, ConfigError, loadConfig, type Role } from './config.ts';
-import type { AppContext } from './context.ts';
+import { ConfigError, type Role } from './config.ts';
 import { idempotencyExpiryJob } from './http/idempotency.ts';
 import { createDeliveryJob } from './notifications/delivery.ts';
-import { createPixReconcileJob } from './pix/reconcile-job.ts';
 import { createRefundDispatchJob } from './refunds/dispatch-refund.ts';
-import { closeContext, createContext } from './runtime.ts';
-import { cardAutopilotJob, expiryJob, reserveReleaseJob } from './transactions/jobs.ts';
+import { closeContext, createContext, loadSettings, type Runtime } from './runtime.ts';
+import { expiryJob, reserveReleaseJob } from './transactions/jobs.ts';
 import type { Job } from './workers/job.ts';
 import { WorkerRunner } from './workers/runner.ts';
 
@@ -17,17 +13,17 @@ const roles: Role[] = ['api', 'worker', 'all'];
 async function main(): Promise<void> {
   const role = (process.argv[2] ?? 'all') as Role;
   if (!roles.includes(role)) throw new ConfigError(`role must be one of ${roles.join(', ')}, got "${role}"`);
-  const config = loadConfig(process.env);
+  const config = loadSettings(process.env);
   const ctx = await createContext(config);
   const app = await buildApp(ctx);
   let server: App | null = null;
   if (role !== 'worker') {
     const address = await app.listen({ port: config.port, host: config.host });
-    ctx.pix.listeningAt(address);
+    ctx.providers.listeningAt(address);
     server = app;
     console.log(`gateway (${role}) listening on ${address} — API docs at ${address}/docs`);
   }
-  const workers = new WorkerRunner(ctx, role === 'api' ? [] : allJobs(config, ctx), app.log);
+  const workers = new WorkerRunner(ctx, role === 'api' ? [] : allJobs(ctx), app.log);
   await workers.start();
   console.log(
     config.secretsFile
@@ -49,18 +45,9 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
-/** The jobs this gateway runs; features add theirs here. */
-function allJobs(config: Config, ctx: AppContext): Job[] {
-  return [
-    createDeliveryJob(),
-    expiryJob,
-    reserveReleaseJob,
-    idempotencyExpiryJob,
-    createRefundDispatchJob(),
-    createPixReconcileJob(config),
-    ...(ctx.adyen ? [createAdyenFollowupJob(ctx.adyen)] : []),
-    ...(config.sandboxAutopilot ? [cardAutopilotJob, payoutAutopilotJob] : []),
-  ];
+/** The jobs this gateway runs; each rail's come with its connectors. */
+function allJobs(ctx: Runtime): Job[] {
+  return [createDeliveryJob(), expiryJob, reserveReleaseJob, idempotencyExpiryJob, createRefundDispatchJob(), ...ctx.rails.jobs];
 }
 
 main().catch((error) => {

@@ -1,47 +1,51 @@
 import { createHmac } from 'node:crypto';
-import { openAdyenRail } from './adyen/adyen-rail.ts';
-import { adyenCardProcessor, adyenRefunds } from './adyen/card-processor.ts';
-import type { Config } from './config.ts';
+import { type Config, loadConfig } from './config.ts';
+import type { Env } from './config-values.ts';
 import { type AppContext, type Clock, systemClock } from './context.ts';
 import { migrate } from './db/migrate.ts';
 import { openDb } from './db/open.ts';
-import { apiPixCharges, apiPixRefunds } from './pix/pix-charges.ts';
-import { openPixRail, type PixRail } from './pix/pix-rail.ts';
-import { sandboxProviders } from './providers/sandbox.ts';
+import { one, run, sql } from './db/sql.ts';
+import { loadRailSettings, openRails, type RailSettings, type Rails } from './providers/connectors.ts';
 import { ApiKeyAuthenticator } from './sellers/authenticator.ts';
 
+/** Everything the environment says: the gateway's own settings and each rail's. */
+export type Settings = Config & RailSettings;
+
+export function loadSettings(env: Env): Settings {
+  const core = loadConfig(env);
+  return { ...core, ...loadRailSettings(env, core) };
+}
+
+/** A process's context, with the rails' handles that only start-up and tests reach for. */
+export interface Runtime extends AppContext {
+  rails: Rails;
+}
+
 /** Opens the database, applies migrations and wires the shared services of one process. */
-export async function createContext(config: Config, clock: Clock = systemClock): Promise<AppContext> {
-  const db = await openDb(config.databaseUrl, config.dataDir);
-  let pix: PixRail | null = null;
+export async function createContext(settings: Settings, clock: Clock = systemClock): Promise<Runtime> {
+  const db = await openDb(settings.databaseUrl, settings.dataDir);
+  let rails: Rails | null = null;
   try {
     await migrate(db);
-    pix = await openPixRail(config, db, clock);
+    const installationId = one(await run<{ installation_id: string }>(db, sql`SELECT installation_id FROM installation`)).installation_id;
+    rails = await openRails(settings, { config: settings, db, clock, installationId });
     const authenticator = new ApiKeyAuthenticator(db);
     await authenticator.start();
-    const sandbox = sandboxProviders(config);
-    const adyen = config.cardRail.adyen ? openAdyenRail(config.cardRail.adyen) : null;
-    const pixRefunds = apiPixRefunds(pix, sandbox.refunds, config.pixRail.provider === 'sandbox');
     // Derived, so no extra secret to manage; rotating POSTBACK_SECRET re-keys future fingerprints.
-    const derive = (purpose: string) => createHmac('sha256', config.postbackSecret).update(purpose).digest('hex');
+    const derive = (purpose: string) => createHmac('sha256', settings.postbackSecret).update(purpose).digest('hex');
     return {
-      config,
+      config: settings,
       db,
       clock,
       authenticator,
-      providers: {
-        ...sandbox,
-        pix: apiPixCharges(pix, config),
-        card: adyen ? adyenCardProcessor(adyen.client, adyen.connection) : sandbox.card,
-        refunds: adyen ? adyenRefunds(adyen.client, adyen.connection, pixRefunds) : pixRefunds,
-      },
-      pix,
-      adyen,
+      providers: rails.providers,
+      installationId,
+      rails,
       cardFingerprintKey: derive('card-fingerprint-v1'),
       requestFingerprintKey: derive('request-fingerprint-v1'),
     };
   } catch (error) {
-    await pix?.close();
+    await rails?.providers.close();
     await db.close();
     throw error;
   }
@@ -49,7 +53,6 @@ export async function createContext(config: Config, clock: Clock = systemClock):
 
 export async function closeContext(ctx: AppContext): Promise<void> {
   await ctx.authenticator.stop();
-  await ctx.pix.close();
-  await ctx.adyen?.client.close();
+  await ctx.providers.close();
   await ctx.db.close();
 }

@@ -2,10 +2,14 @@
 // named after the operationIds of the OpenAPI document.
 import { type ClientOptions, GatewayClient, type Id, pathId, queryOf } from './client.ts';
 import type { CallOptions, PostOptions } from './http.ts';
+import type { PageOptions } from './paging.ts';
 import type {
   CashoutEventBody,
   CreateSellerBody,
   PixReturnsQuery,
+  ProviderEvent,
+  ProviderEventResolution,
+  ProviderEventsQuery,
   SandboxPixPayBody,
   TransactionEventBody,
   UpdateSellerBody,
@@ -113,5 +117,25 @@ export class OperatorClient extends GatewayClient {
       (init) => this.raw.GET('/admin/pix/returns', { ...init, params: { query: queryOf(query) } }),
       options,
     );
+  }
+
+  // ---------- provider events (CONTRACT §14) ----------
+
+  /** GET /admin/provider-events: what providers told the gateway, newest first (`state`, `provider` filter it). */
+  listProviderEvents(query: ProviderEventsQuery = {}, options?: CallOptions) {
+    const url = '/admin/provider-events';
+    return this.send('GET', url, (init) => this.raw.GET(url, { ...init, params: { query: queryOf(query) } }), options);
+  }
+
+  /** Every provider event of `query`, newest first, the pages fetched lazily. */
+  iterateProviderEvents(query: Omit<ProviderEventsQuery, 'cursor'> = {}, options?: PageOptions): AsyncGenerator<ProviderEvent> {
+    return this.iterate((cursor, call) => this.listProviderEvents({ ...query, ...(cursor ? { cursor } : {}) }, call), options);
+  }
+
+  /** POST /admin/provider-events/{id}/resolve `{ note }`: a needs_operator event handled (409 for any other). */
+  resolveProviderEvent(id: Id, body: ProviderEventResolution, options?: PostOptions) {
+    const path = { id: pathId(id) };
+    const url = '/admin/provider-events/{id}/resolve';
+    return this.send('POST', url, (init) => this.raw.POST(url, { ...init, params: { path }, body }), options);
   }
 }

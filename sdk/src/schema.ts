@@ -522,6 +522,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/provider-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What providers told the gateway, newest first: applied, held until the sale can move, or left for the operator */
+        get: operations["listProviderEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/provider-events/{id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a provider event that needs the operator as handled
+         * @description Only a needs_operator event not yet resolved can be resolved; it is kept, with the note and when.
+         */
+        post: operations["resolveProviderEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -961,6 +998,57 @@ export interface components {
         ProviderError: components["schemas"]["Error"] & {
             /** @enum {string} */
             errorType: "PROVIDER_ERROR";
+        };
+        /** ProviderEvent */
+        ProviderEvent: {
+            id: number;
+            /** @enum {string} */
+            provider: "sandbox" | "api-pix" | "adyen";
+            /** @description what the provider said: AUTHORISATION, CAPTURE, CANCELLATION, REFUND, CHARGEBACK, MED, PIX_RECEIVED, PIX_RETURN, NOTICE */
+            kind: string;
+            /**
+             * @description applied: it moved the state machine (or repeated what was applied); held: it waits for its sale to move; needs_operator: it never can
+             * @enum {string}
+             */
+            state: "applied" | "held" | "needs_operator";
+            reason: string | null;
+            transactionId: number | null;
+            refundId: number | null;
+            cashoutId: number | null;
+            amount: number | null;
+            /** @description the provider's id: pspReference, endToEndId, idEnvio, charge id */
+            externalReference: string;
+            followup: components["schemas"]["ProviderFollowup"] | null;
+            /** Format: date-time */
+            receivedAt: string;
+            appliedAt: string | null;
+            resolvedAt: string | null;
+            note: string | null;
+        };
+        /** ProviderEventPage */
+        ProviderEventPage: {
+            data: components["schemas"]["ProviderEvent"][];
+            /** @description the `cursor` of the next page; null on the last one */
+            nextCursor: string | null;
+        };
+        /** ProviderEventResolution */
+        ProviderEventResolution: {
+            /** @description what the operator did */
+            note: string;
+        };
+        /**
+         * ProviderFollowup
+         * @description a call the gateway owes the provider because of this fact
+         */
+        ProviderFollowup: {
+            /**
+             * @description CAPTURE: the payment is captured; RETURN: its money is sent back whole
+             * @enum {string}
+             */
+            call: "CAPTURE" | "RETURN";
+            /** @enum {string} */
+            status: "TO_SEND" | "SENT" | "DONE" | "REFUSED";
+            detail: string | null;
         };
         /**
          * RateLimitedError
@@ -3014,6 +3102,112 @@ export interface operations {
                 };
             };
             /** @description - `INVALID_TRANSITION`: the cashout's status does not allow this event */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidTransitionError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["OperatorRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["OperatorServiceUnavailable"];
+        };
+    };
+    listProviderEvents: {
+        parameters: {
+            query?: {
+                state?: "applied" | "held" | "needs_operator";
+                provider?: "sandbox" | "api-pix" | "adyen";
+                /** @description an integer from 1 to 100 (default 20) */
+                limit?: string;
+                /** @description the nextCursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderEventPage"];
+                };
+            };
+            /**
+             * @description - `VALIDATION_ERROR`: `limit` is not an integer from 1 to 100, or `cursor` is not a positive integer; `state` or `provider` is not one of its values
+             *     - `error: "Bad Request"`: `cursor` is above 2^53 − 1
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["BadRequestError"];
+                };
+            };
+            401: components["responses"]["OperatorUnauthorized"];
+            429: components["responses"]["OperatorRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["OperatorServiceUnavailable"];
+        };
+    };
+    resolveProviderEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a positive integer, at most 2^53 − 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProviderEventResolution"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderEvent"];
+                };
+            };
+            /**
+             * @description - `VALIDATION_ERROR`: the body is not valid JSON, or holds text that cannot be stored (a NUL character, a lone surrogate); a field breaks its rule or is unknown; `details` names each one
+             *     - `error: "Bad Request"`: `id` is not a positive integer of at most 2^53 − 1, or the URL is malformed
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["BadRequestError"];
+                };
+            };
+            401: components["responses"]["OperatorUnauthorized"];
+            /** @description - `error: "Not Found"`: no provider event has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description - `INVALID_TRANSITION`: the event is applied or held, or was already resolved */
             409: {
                 headers: {
                     [name: string]: unknown;

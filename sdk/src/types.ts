@@ -70,3 +70,7 @@ export type Settings = ResponseBody<'/admin/settings', 'get'>;
 export type UpdateSettingsBody = RequestBody<'/admin/settings', 'patch'>;
 export type CashoutEventBody = RequestBody<'/admin/cashouts/{id}/events', 'post'>;
 export type CashoutEventResult = ResponseBody<'/admin/cashouts/{id}/events', 'post'>;
+export type ProviderEventsPage = ResponseBody<'/admin/provider-events', 'get'>;
+export type ProviderEvent = ItemOf<'/admin/provider-events', 'get'>;
+export type ProviderEventsQuery = WithNumericLimit<QueryOf<'/admin/provider-events', 'get'>>;
+export type ProviderEventResolution = RequestBody<'/admin/provider-events/{id}/resolve', 'post'>;

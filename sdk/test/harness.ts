@@ -3,9 +3,8 @@
 // (notification delivery, the PSP callback registration) run by hand.
 import type { AddressInfo } from 'node:net';
 import { createDeliveryJob } from '../../src/notifications/delivery.ts';
-import { createPixReconcileJob } from '../../src/pix/reconcile-job.ts';
 import { boletoExample, cardExample, pixExample } from '../../test/helpers/fixtures.ts';
-import { ADMIN_TOKEN, type Gateway, type GatewayOptions, type SellerKeys, startGateway } from '../../test/helpers/gateway.ts';
+import { ADMIN_TOKEN, type Gateway, type GatewayOptions, railJob, type SellerKeys, startGateway } from '../../test/helpers/gateway.ts';
 import { type CreateSaleBody, OperatorClient, type RetryPolicy, SellerClient } from '../src/index.ts';
 
 export type Json = Record<string, unknown>;
@@ -29,8 +28,8 @@ export async function startBench(options: GatewayOptions = {}): Promise<SdkBench
   await gw.app.listen({ port: 0, host: '127.0.0.1' });
   const baseUrl = `http://127.0.0.1:${(gw.app.server.address() as AddressInfo).port}`;
   // The embedded PSP calls the gateway back where it listens (as `npm start` sets up).
-  gw.ctx.pix.listeningAt(baseUrl);
-  const reconcile = createPixReconcileJob(gw.config);
+  gw.ctx.providers.listeningAt(baseUrl);
+  const reconcile = railJob(gw, 'pix-reconcile');
   await reconcile.run(gw.ctx);
   const delivery = createDeliveryJob({ retryDelaysMs: [60_000], random: () => 0.5 });
   return {

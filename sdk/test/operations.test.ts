@@ -93,8 +93,11 @@ test('every paged list (an answer with nextCursor) has an iterator', () => {
     const named = schema?.$ref ? doc.components.schemas[schema.$ref.split('/').pop()!] : schema;
     return named?.properties && 'nextCursor' in named.properties;
   });
-  assert.deepEqual(paged.map((op) => op.operationId).sort(), ['listNotifications', 'listStatement', 'listTransactions']);
-  for (const op of paged) assert.ok(isMethod(SellerClient.prototype, op.operationId.replace(/^list/, 'iterate')), op.operationId);
+  assert.deepEqual(paged.map((op) => op.operationId).sort(), ['listNotifications', 'listProviderEvents', 'listStatement', 'listTransactions']);
+  for (const op of paged) {
+    const proto = op.security?.some((s) => 'operator' in s) ? OperatorClient.prototype : SellerClient.prototype;
+    assert.ok(isMethod(proto, op.operationId.replace(/^list/, 'iterate')), op.operationId);
+  }
 });
 
 test('the POSTs retried after an ambiguous failure are those the document says take an Idempotency-Key', () => {

@@ -1,8 +1,9 @@
 import type { Queryable } from '../db/db.ts';
-import { maybeOne } from '../db/sql.ts';
+import { maybeOne, run, sql } from '../db/sql.ts';
 import type { CashoutMoney } from '../domain/cashout-postings.ts';
 import type { CashoutEvent, CashoutStatus } from '../domain/cashout-states.ts';
 import type { PixKeyType } from '../domain/pix-keys.ts';
+import type { ProviderName } from '../domain/provider-facts.ts';
 
 export interface CashoutRow {
   id: number;
@@ -17,6 +18,8 @@ export interface CashoutRow {
   pix_key: string;
   pix_key_type: PixKeyType;
   external_id: string | null;
+  /** The connector that pays it out. */
+  provider: ProviderName;
   provider_data: Record<string, unknown> | null;
   created_at: Date;
   updated_at: Date;
@@ -24,7 +27,7 @@ export interface CashoutRow {
 }
 
 export async function findCashout(q: Queryable, id: number): Promise<CashoutRow | null> {
-  const r = await q.query<CashoutRow>('SELECT * FROM cashouts WHERE id = $1', [id]);
+  const r = await run<CashoutRow>(q, sql`SELECT * FROM cashouts WHERE id = ${id}`);
   return maybeOne(r);
 }
 
@@ -34,10 +37,9 @@ export function cashoutMoney(row: CashoutRow): CashoutMoney {
 
 /** The seller's cashouts, newest first, below `beforeId`. */
 export async function listCashouts(q: Queryable, sellerId: number, beforeId: number | null, limit: number): Promise<CashoutRow[]> {
-  const r = await q.query<CashoutRow>('SELECT * FROM cashouts WHERE seller_id = $1 AND ($2::bigint IS NULL OR id < $2) ORDER BY id DESC LIMIT $3', [
-    sellerId,
-    beforeId,
-    limit,
-  ]);
+  const r = await run<CashoutRow>(
+    q,
+    sql`SELECT * FROM cashouts WHERE seller_id = ${sellerId} AND (${beforeId}::bigint IS NULL OR id < ${beforeId}) ORDER BY id DESC LIMIT ${limit}`,
+  );
   return r.rows;
 }

@@ -1,8 +1,10 @@
 import type { Queryable } from '../db/db.ts';
+import { one, run, sql } from '../db/sql.ts';
 import { cashoutCreatedPosting } from '../domain/cashout-postings.ts';
 import { type CashoutRequest, checkCashoutPolicy, type SellerCashoutSettings } from '../domain/cashout-request.ts';
-import { ApiError } from '../domain/errors.ts';
 import type { FeeSchedule } from '../domain/fees.ts';
+import type { ProviderName } from '../domain/provider-facts.ts';
+import { ok, type Result, refuse } from '../domain/result.ts';
 import { platformSchedule } from '../fees/fee-settings.ts';
 import { postIfCovered } from '../ledger/postings.ts';
 import { findSeller } from '../sellers/sellers-repo.ts';
@@ -22,28 +24,28 @@ export async function cashoutSettings(q: Queryable, sellerId: number, channel: C
 }
 
 /**
- * Creates a PENDING cashout in the caller's transaction (CONTRACT §8 steps 4–8). The debit is one
- * conditional statement (postIfCovered): if the balance does not cover it, nothing is written.
+ * Creates a PENDING cashout in the caller's transaction (CONTRACT §8 steps 4–8), to be paid by
+ * `provider`. The debit is one conditional statement (postIfCovered): if the balance does not cover
+ * it, the refusal is answered and the caller's transaction (or savepoint) drops the row.
  */
 export async function createCashout(
   q: Queryable,
   sellerId: number,
   request: CashoutRequest,
   now: Date,
+  provider: ProviderName,
   channel: CashoutChannel = 'API',
-): Promise<CashoutRow> {
+): Promise<Result<CashoutRow>> {
   const checked = checkCashoutPolicy(request, await cashoutSettings(q, sellerId, channel));
-  if (!checked.ok) throw new ApiError(checked.refusal.code, checked.refusal.message, checked.refusal.details);
+  if (!checked.ok) return checked;
   const fees = checked.value;
-  const r = await q.query<CashoutRow>(
-    `
-    INSERT INTO cashouts (seller_id, status, amount, fee_fixed, fee_variable, fee_total, net_amount, pix_key, pix_key_type, created_at, updated_at)
-    VALUES ($1, 'PENDING', $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING *`,
-    [sellerId, request.amount, fees.fixed, fees.variable, fees.total, fees.net, request.pixKey, request.pixKeyType, now],
+  const r = await run<CashoutRow>(
+    q,
+    sql`INSERT INTO cashouts (seller_id, status, amount, fee_fixed, fee_variable, fee_total, net_amount, pix_key, pix_key_type, created_at, updated_at, provider)
+        VALUES (${sellerId}, 'PENDING', ${request.amount}, ${fees.fixed}, ${fees.variable}, ${fees.total}, ${fees.net}, ${request.pixKey},
+          ${request.pixKeyType}, ${now}, ${now}, ${provider}) RETURNING *`,
   );
-  const row = r.rows[0]!;
+  const row = one(r);
   const debited = await postIfCovered(q, cashoutCreatedPosting(cashoutMoney(row)));
-  // Throwing rolls the insert back with everything else in this transaction.
-  if (!debited) throw new ApiError('INSUFFICIENT_BALANCE', 'The available balance does not cover this cashout');
-  return row;
+  return debited ? ok(row) : refuse('INSUFFICIENT_BALANCE', 'The available balance does not cover this cashout');
 }

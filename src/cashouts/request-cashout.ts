@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.ts';
 import { type CashoutRequest, checkCashoutPolicy, parseCashoutRequest } from '../domain/cashout-request.ts';
 import type { CashoutFees } from '../domain/fees.ts';
-import { refusalError } from '../domain/result.ts';
+import { ok, type Result, refuse } from '../domain/result.ts';
 import { idempotent, type StoredResponse } from '../http/idempotency.ts';
 import { readBalance } from '../ledger/balances.ts';
 import { cashoutView } from './cashout-view.ts';
@@ -35,8 +35,9 @@ export function requestCashout(ctx: AppContext, ask: CashoutAsk): Promise<Stored
     },
     async (q) => {
       const parsed = parseCashoutRequest(ask.body);
-      if (!parsed.ok) throw refusalError(parsed.refusal);
-      return { status: 201, body: cashoutView(await createCashout(q, ask.sellerId, parsed.value, ask.now, ask.channel)) };
+      if (!parsed.ok) return parsed;
+      const made = await createCashout(q, ask.sellerId, parsed.value, ask.now, ctx.providers.rails.PAYOUT, ask.channel);
+      return made.ok ? { status: 201, body: cashoutView(made.value) } : made;
     },
   );
 }
@@ -47,20 +48,25 @@ export interface CashoutPreview {
   available: number;
 }
 
-/** What a cashout would cost now: CONTRACT §8's checks but the balance (a refusal is thrown as the same error). */
-export async function quoteCashout(ctx: AppContext, sellerId: number, body: unknown, channel: CashoutChannel) {
+/** What a cashout would cost now: CONTRACT §8's checks but the balance, refused as the cashout itself would be. */
+export async function quoteCashout(
+  ctx: AppContext,
+  sellerId: number,
+  body: unknown,
+  channel: CashoutChannel,
+): Promise<Result<{ request: CashoutRequest; fees: CashoutFees }>> {
   const parsed = parseCashoutRequest(body);
-  if (!parsed.ok) throw refusalError(parsed.refusal);
+  if (!parsed.ok) return parsed;
   const checked = checkCashoutPolicy(parsed.value, await cashoutSettings(ctx.db, sellerId, channel));
-  if (!checked.ok) throw refusalError(checked.refusal);
-  return { request: parsed.value, fees: checked.value };
+  if (!checked.ok) return checked;
+  return ok({ request: parsed.value, fees: checked.value });
 }
 
 /** The quote before it is confirmed, with the balance as it is now (the cashout itself checks it again, atomically). */
-export async function previewCashout(ctx: AppContext, sellerId: number, body: unknown, channel: CashoutChannel): Promise<CashoutPreview> {
+export async function previewCashout(ctx: AppContext, sellerId: number, body: unknown, channel: CashoutChannel): Promise<Result<CashoutPreview>> {
   const quote = await quoteCashout(ctx, sellerId, body, channel);
+  if (!quote.ok) return quote;
   const { available } = await readBalance(ctx.db, sellerId);
-  if (quote.request.amount > available)
-    throw refusalError({ code: 'INSUFFICIENT_BALANCE', message: 'The available balance does not cover this cashout' });
-  return { ...quote, available };
+  if (quote.value.request.amount > available) return refuse('INSUFFICIENT_BALANCE', 'The available balance does not cover this cashout');
+  return ok({ ...quote.value, available });
 }

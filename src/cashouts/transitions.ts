@@ -40,11 +40,11 @@ interface CashoutMoveInput {
 }
 
 // The row, its seller and the seller's WITHDRAWAL webhooks: all a plan needs, in one read.
-const read_sql = `
+const readSql = (id: number) => sql`
   SELECT c.*, c.xmin::text AS row_version, s.name AS seller_name, s.email AS seller_email,
     (SELECT coalesce(json_agg(json_build_object('id', w.id, 'url', w.url) ORDER BY w.id), '[]') FROM webhooks w
       WHERE w.seller_id = c.seller_id AND w.deleted_at IS NULL AND 'WITHDRAWAL' = ANY (w.types)) AS webhooks_json
-  FROM cashouts c JOIN sellers s ON s.id = c.seller_id WHERE c.id = $1`;
+  FROM cashouts c JOIN sellers s ON s.id = c.seller_id WHERE c.id = ${id}`;
 
 /**
  * The one place a cashout changes status, in the shape of a transaction move: one read, a pure
@@ -93,9 +93,10 @@ export function planCashoutMove(
 }
 
 async function readForMove(q: Queryable, id: number): Promise<CashoutMoveInput | null> {
-  const r = await q.query<CashoutRow & { row_version: string; seller_name: string; seller_email: string; webhooks_json: WebhookTarget[] }>(read_sql, [
-    id,
-  ]);
+  const r = await run<CashoutRow & { row_version: string; seller_name: string; seller_email: string; webhooks_json: WebhookTarget[] }>(
+    q,
+    readSql(id),
+  );
   const found = maybeOne(r);
   if (!found) return null;
   const { row_version, seller_name, seller_email, webhooks_json, ...row } = found;

@@ -42,22 +42,34 @@ export interface CardDetails {
   bin: string;
 }
 
-export interface SaleRequest {
+interface SaleBase {
   amount: number;
-  paymentMethod: PaymentMethod;
   customer: { name: string; email: string; document: string | null; phone: string | null };
   items: SaleItemInput[];
   postbackUrl: string | null;
-  /** CREDIT_CARD: as given or 1; null for the other methods. */
-  installments: number | null;
-  /** Card methods only; the CVV is checked and never returned (PCI DSS 3.3.1). */
-  card: CardDetails | null;
   shipping: ShippingInput | null;
-  /** PIX only; `expiresInSeconds: null` means the charge never expires. */
-  pix: { expiresInSeconds: number | null } | null;
-  /** BOLETO only; YYYY-MM-DD in America/Sao_Paulo. */
-  boleto: { dueDate: string } | null;
 }
+
+/** Each method with the part it takes; the parts of the other methods are null. */
+export type SaleRequest = SaleBase &
+  (
+    | {
+        paymentMethod: 'PIX' /** `expiresInSeconds: null` means the charge never expires. */;
+        pix: { expiresInSeconds: number | null };
+        card: null;
+        installments: null;
+        boleto: null;
+      }
+    | {
+        paymentMethod: 'CREDIT_CARD' /** The CVV is checked and never returned (PCI DSS 3.3.1). */;
+        card: CardDetails /** as given or 1 */;
+        installments: number;
+        pix: null;
+        boleto: null;
+      }
+    | { paymentMethod: 'DEBIT_CARD'; card: CardDetails; installments: null; pix: null; boleto: null }
+    | { paymentMethod: 'BOLETO' /** YYYY-MM-DD in America/Sao_Paulo. */; boleto: { dueDate: string }; card: null; installments: null; pix: null }
+  );
 
 export type SaleRequestResult = Result<SaleRequest>;
 
@@ -208,16 +220,18 @@ export function validateSaleRequest(body: unknown, now: Date): SaleRequestResult
   const dueDate = method === 'BOLETO' ? checkDueDate(j, now) : null;
   if (j.errors.length > 0 || method === null) return invalid(j.errors);
   const b = j.body;
-  return ok({
+  const head = {
     amount: b.amount,
-    paymentMethod: method,
     customer: { name: b.customer.name, email: b.customer.email, document, phone: b.customer.phone ?? null },
     items: b.items.map((it) => pick(it, 'title', 'unitPrice', 'quantity', 'tangible')),
     postbackUrl: b.postbackUrl ?? null,
-    installments: method === 'CREDIT_CARD' ? (b.installments ?? 1) : null,
-    card,
-    shipping: b.shipping ? shippingOf(b.shipping) : null,
-    pix: method === 'PIX' ? { expiresInSeconds: pixExpiry(b.pix) } : null,
-    boleto: dueDate === null ? null : { dueDate },
-  });
+  };
+  const shipping = b.shipping ? shippingOf(b.shipping) : null;
+  const none = { installments: null, card: null, pix: null, boleto: null };
+  if (method === 'PIX') return ok({ ...head, paymentMethod: method, ...none, shipping, pix: { expiresInSeconds: pixExpiry(b.pix) } });
+  if (method === 'BOLETO' && dueDate !== null) return ok({ ...head, paymentMethod: method, ...none, shipping, boleto: { dueDate } });
+  if (method === 'CREDIT_CARD' && card !== null)
+    return ok({ ...head, paymentMethod: method, ...none, installments: b.installments ?? 1, card, shipping });
+  if (method === 'DEBIT_CARD' && card !== null) return ok({ ...head, paymentMethod: method, ...none, card, shipping });
+  throw new Error(`sale request: a ${method} sale passed every check without its part`);
 }

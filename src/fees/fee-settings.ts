@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/db.ts';
-import { maybeOne, one } from '../db/sql.ts';
+import { maybeOne, one, run, sql } from '../db/sql.ts';
 import { validationError } from '../domain/errors.ts';
 import { DEFAULT_FEE_SCHEDULE, type FeeSchedule, FeeSchedulePatch, FeeScheduleSchema, mergeFeeSchedule } from '../domain/fees.ts';
 import { BODY_ERRORS, OPERATOR_ERRORS, responses } from '../http/openapi.ts';
@@ -11,7 +11,7 @@ const Settings = Type.Object({ feeSchedule: FeeScheduleSchema }, { title: 'Setti
 const SettingsPatch = Fields({ feeSchedule: FeeSchedulePatch }, { title: 'SettingsPatch' });
 
 export async function platformSchedule(q: Queryable): Promise<FeeSchedule> {
-  const r = await q.query<{ fee_schedule: FeeSchedule }>('SELECT fee_schedule FROM platform_settings');
+  const r = await run<{ fee_schedule: FeeSchedule }>(q, sql`SELECT fee_schedule FROM platform_settings`);
   return maybeOne(r)?.fee_schedule ?? DEFAULT_FEE_SCHEDULE;
 }
 
@@ -71,12 +71,13 @@ export async function feeSettingsRoutes(app: Router, ctx: AppContext): Promise<v
     async (request) => {
       const schedule = await ctx.db.tx(async (q) => {
         // Locks the settings row (or its absence, through the insert) so two patches do not lose one another.
-        await q.query('INSERT INTO platform_settings (fee_schedule) VALUES ($1::jsonb) ON CONFLICT (id) DO NOTHING', [
-          JSON.stringify(DEFAULT_FEE_SCHEDULE),
-        ]);
-        const current = one(await q.query<{ fee_schedule: FeeSchedule }>('SELECT fee_schedule FROM platform_settings FOR UPDATE')).fee_schedule;
+        await run(
+          q,
+          sql`INSERT INTO platform_settings (fee_schedule) VALUES (${JSON.stringify(DEFAULT_FEE_SCHEDULE)}::jsonb) ON CONFLICT (id) DO NOTHING`,
+        );
+        const current = one(await run<{ fee_schedule: FeeSchedule }>(q, sql`SELECT fee_schedule FROM platform_settings FOR UPDATE`)).fee_schedule;
         const next = mergedSchedule(current, request.body.feeSchedule, 'feeSchedule');
-        await q.query('UPDATE platform_settings SET fee_schedule = $1::jsonb, updated_at = now()', [JSON.stringify(next)]);
+        await run(q, sql`UPDATE platform_settings SET fee_schedule = ${JSON.stringify(next)}::jsonb, updated_at = now()`);
         return next;
       });
       return { feeSchedule: schedule };

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { AppContext } from '../context.ts';
 import { DatabaseUnavailableError } from '../db/db.ts';
+import { run, sql } from '../db/sql.ts';
 import { errorBody } from '../domain/errors.ts';
 import { unavailable_retry_after_s } from './errors.ts';
 import type { Router } from './router.ts';
@@ -13,7 +14,7 @@ export async function healthRoutes(app: Router, ctx: AppContext, metrics: Regist
   app.get('/health', { schema: { hide: true } }, async (request, reply) => {
     try {
       if (!ctx.db.available) throw new DatabaseUnavailableError('database unreachable', false);
-      await ctx.db.query('SELECT 1');
+      await run(ctx.db, sql`SELECT 1`);
       return { status: 'ok' };
     } catch (err) {
       request.log.warn({ err }, 'health check: database unreachable');

@@ -1,10 +1,12 @@
 import { createHmac } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { Db, Queryable } from '../db/db.ts';
-import { maybeOne, one } from '../db/sql.ts';
+import { maybeOne, one, run as runSql, sql } from '../db/sql.ts';
 import { canonicalJson, TooDeepError } from '../domain/canonical-json.ts';
 import { ApiError, errorBody, validationError } from '../domain/errors.ts';
+import { type Refused, refusalError } from '../domain/result.ts';
 import type { Job } from '../workers/job.ts';
+import { claimedByAnother, claimKey, dropLapsedClaims, endClaim, type KeyIds, lockClaim } from './idempotency-claim.ts';
 
 const key_max_length = 255;
 const retention_ms = 24 * 60 * 60 * 1000;
@@ -36,72 +38,138 @@ export interface IdempotentRequest {
   singleStatement?: boolean;
 }
 
-type Outcome = { answer: { status: number; body: unknown } } | { refusal: ApiError };
+type Answer = { status: number; body: unknown };
+/** What a request's work gives: its answer, or a refusal (nothing it wrote is kept). */
+export type Work = Answer | Refused;
+type Outcome = { answer: Answer } | { refusal: ApiError };
+
+/** The answer, or the refusal thrown, inside the work's transaction so that it rolls back. */
+function answered(work: Work): Answer {
+  if ('ok' in work) throw refusalError(work.refusal);
+  return work;
+}
+
+const inUse = () => new ApiError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed');
 
 /**
  * Runs `run` once per (seller, endpoint, key) within 24 h (CONTRACT §3). The key is held by an
  * advisory lock of the request's own transaction: a concurrent request with the same key is told
  * so at once, and the server frees it when that transaction ends, or when the connection of a
- * process that died mid-request goes. The answer is stored in the same transaction as the writes
- * it describes, so a crash cannot leave a sale created without its stored answer; 4xx refusals are
- * stored too, 5xx never.
+ * process that died mid-request goes. A request that first calls a provider (`prepare`) claims its
+ * key before that call (http/idempotency-claim.ts), so one key never makes two provider calls. The
+ * answer is stored in the same transaction as the writes it describes, so a crash cannot leave a
+ * sale created without its stored answer; 4xx refusals are stored too, 5xx never.
  */
 export async function idempotent<P = null>(
   req: IdempotentRequest,
-  run: (q: Queryable, prepared: P | null) => Promise<{ status: number; body: unknown }>,
+  run: (q: Queryable, prepared: P | null) => Promise<Work>,
   prepare?: () => Promise<P>,
 ): Promise<StoredResponse> {
   if (req.key === undefined) {
     const prepared = prepare ? await prepare() : null;
-    return { ...(await (req.singleStatement ? run(req.db, prepared) : req.db.tx((q) => run(q, prepared)))), replayed: false };
+    const answer = req.singleStatement ? answered(await run(req.db, prepared)) : await req.db.tx(async (q) => answered(await run(q, prepared)));
+    return { ...answer, replayed: false };
   }
   if (req.key.length === 0 || req.key.length > key_max_length) {
     throw validationError([{ field: 'Idempotency-Key', message: `must be 1 to ${key_max_length} characters` }]);
   }
   const fingerprint = createHmac('sha256', req.fingerprintKey).update(canonicalBody(req.body)).digest('hex');
-  const ids = [req.sellerId, req.endpoint, req.key];
-  // A provider call (`prepare`) never runs inside the transaction, and not at all for an answer already stored.
-  const earlier = await storedAnswer(req.db, ids, req.now, fingerprint);
-  if (earlier) return earlier;
-  const prepared = prepare ? await prepare() : null;
+  const ids = { sellerId: req.sellerId, endpoint: req.endpoint, key: req.key };
+  if (prepare) return claimedFirst(req, ids, fingerprint, run, prepare);
   let replay: StoredResponse | null = null;
   const outcome = await req.db.tx(async (q): Promise<Outcome | null> => {
-    const held = await q.query<{ held: boolean }>('SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS held', [ids.join('\n')]);
-    if (!one(held).held) throw new ApiError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed');
+    await holdKey(q, ids);
+    if (await claimedByAnother(q, ids)) throw inUse();
     replay = await storedAnswer(q, ids, req.now, fingerprint);
-    if (replay) return null;
-    await q.query('SAVEPOINT idempotent_request');
-    try {
-      const answer = await run(q, prepared);
-      await store(q, req, fingerprint, answer);
-      return { answer };
-    } catch (error) {
-      if (!(error instanceof ApiError) || errorBody(error.code, '').status >= 500) throw error;
-      // The refusal is kept, the work it interrupted is not.
-      await q.query('ROLLBACK TO SAVEPOINT idempotent_request');
-      const { status, body } = errorBody(error.code, error.message, error.details);
-      await store(q, req, fingerprint, { status, body });
-      return { refusal: error };
-    }
+    return replay ? null : answerOnce(q, req, fingerprint, () => run(q, null));
   });
   if (replay) return replay;
-  if (outcome && 'refusal' in outcome) throw outcome.refusal;
-  return { ...outcome!.answer, replayed: false };
+  return outcomeOf(outcome!);
+}
+
+/** The provider call is made once the key is this request's, outside any transaction; the write then checks the claim still is. */
+async function claimedFirst<P>(
+  req: IdempotentRequest,
+  ids: KeyIds,
+  fingerprint: string,
+  run: (q: Queryable, prepared: P | null) => Promise<Work>,
+  prepare: () => Promise<P>,
+): Promise<StoredResponse> {
+  const claim = await claimKey(req.db, ids, req.now);
+  if (claim.kind === 'held') throw inUse();
+  if (claim.kind === 'answered') return replayOf(claim.requestHash, claim.status, claim.body, fingerprint);
+  try {
+    const prepared = await prepare();
+    const outcome = await req.db.tx(async (q) => {
+      await holdKey(q, ids);
+      if (!(await lockClaim(q, ids, claim.token))) throw inUse();
+      const outcome = await answerOnce(q, req, fingerprint, () => run(q, prepared));
+      await endClaim(q, ids, claim.token);
+      return outcome;
+    });
+    return outcomeOf(outcome);
+  } catch (error) {
+    await claim.release();
+    throw error;
+  } finally {
+    claim.stop();
+  }
+}
+
+async function holdKey(q: Queryable, ids: KeyIds): Promise<void> {
+  const held = await runSql<{ held: boolean }>(
+    q,
+    sql`SELECT pg_try_advisory_xact_lock(hashtextextended(${[ids.sellerId, ids.endpoint, ids.key].join('\n')}, 0)) AS held`,
+  );
+  if (!one(held).held) throw inUse();
+}
+
+/** `run`, its answer stored; a 4xx refusal is stored instead of the work it interrupted. */
+async function answerOnce(q: Queryable, req: IdempotentRequest, fingerprint: string, work: () => Promise<Work>): Promise<Outcome> {
+  await runSql(q, sql`SAVEPOINT idempotent_request`);
+  let refusal: ApiError;
+  try {
+    const answer = await work();
+    if (!('ok' in answer)) {
+      await store(q, req, fingerprint, answer);
+      return { answer };
+    }
+    refusal = refusalError(answer.refusal);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    refusal = error;
+  }
+  // The refusal is kept, the work it interrupted is not; a 5xx is not kept at all.
+  if (errorBody(refusal.code, '').status >= 500) throw refusal;
+  await runSql(q, sql`ROLLBACK TO SAVEPOINT idempotent_request`);
+  const { status, body } = errorBody(refusal.code, refusal.message, refusal.details);
+  await store(q, req, fingerprint, { status, body });
+  return { refusal };
+}
+
+function outcomeOf(outcome: Outcome): StoredResponse {
+  if ('refusal' in outcome) throw outcome.refusal;
+  return { ...outcome.answer, replayed: false };
+}
+
+function replayOf(requestHash: string, status: number, body: string, fingerprint: string): StoredResponse {
+  if (requestHash !== fingerprint && requestHash !== legacy_fingerprint) {
+    throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request body');
+  }
+  return { status, body, replayed: true };
 }
 
 /** The answer stored under this key, to replay; IDEMPOTENCY_KEY_REUSED when it was stored for another body. */
-async function storedAnswer(q: Queryable, ids: unknown[], now: Date, fingerprint: string): Promise<StoredResponse | null> {
+async function storedAnswer(q: Queryable, ids: KeyIds, now: Date, fingerprint: string): Promise<StoredResponse | null> {
   const stored = maybeOne(
-    await q.query<{ request_hash: string; response_status: number; response_body: string }>(
-      'SELECT request_hash, response_status, response_body FROM idempotency_keys WHERE seller_id = $1 AND endpoint = $2 AND key = $3 AND expires_at > $4',
-      [...ids, now],
+    await runSql<{ request_hash: string; response_status: number; response_body: string }>(
+      q,
+      sql`SELECT request_hash, response_status, response_body FROM idempotency_keys
+          WHERE seller_id = ${ids.sellerId} AND endpoint = ${ids.endpoint} AND key = ${ids.key} AND expires_at > ${now}`,
     ),
   );
   if (!stored) return null;
-  if (stored.request_hash !== fingerprint && stored.request_hash !== legacy_fingerprint) {
-    throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request body');
-  }
-  return { status: stored.response_status, body: stored.response_body, replayed: true };
+  return replayOf(stored.request_hash, stored.response_status, stored.response_body, fingerprint);
 }
 
 function canonicalBody(body: unknown): string {
@@ -115,37 +183,27 @@ function canonicalBody(body: unknown): string {
 
 // Reached only when no live row holds the key: an expired one is overwritten.
 async function store(q: Queryable, req: IdempotentRequest, fingerprint: string, answer: { status: number; body: unknown }): Promise<void> {
-  await q.query(
-    `
-    INSERT INTO idempotency_keys AS k (seller_id, endpoint, key, request_hash, response_status, response_body, expires_at, created_at)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-    ON CONFLICT (seller_id, endpoint, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, response_status = EXCLUDED.response_status,
-      response_body = EXCLUDED.response_body, expires_at = EXCLUDED.expires_at, created_at = EXCLUDED.created_at`,
-    [
-      req.sellerId,
-      req.endpoint,
-      req.key,
-      fingerprint,
-      answer.status,
-      JSON.stringify(answer.body),
-      new Date(req.now.getTime() + retention_ms),
-      req.now,
-    ],
+  await runSql(
+    q,
+    sql`INSERT INTO idempotency_keys AS k (seller_id, endpoint, key, request_hash, response_status, response_body, expires_at, created_at)
+        VALUES (${req.sellerId}, ${req.endpoint}, ${req.key}, ${fingerprint}, ${answer.status}, ${JSON.stringify(answer.body)},
+          ${new Date(req.now.getTime() + retention_ms)}, ${req.now})
+        ON CONFLICT (seller_id, endpoint, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, response_status = EXCLUDED.response_status,
+          response_body = EXCLUDED.response_body, expires_at = EXCLUDED.expires_at, created_at = EXCLUDED.created_at`,
   );
 }
 
-/** Deletes keys past their 24 h (CONTRACT §3), a batch at a time. */
+/** Deletes keys past their 24 h (CONTRACT §3), and the claims crashed holders left, a batch at a time. */
 export const idempotencyExpiryJob: Job = {
   name: 'idempotency-expiry',
   idle_interval_ms: 60_000,
   async run(ctx) {
-    const r = await ctx.db.query(
-      `
-      DELETE FROM idempotency_keys WHERE (seller_id, endpoint, key) IN (
-        SELECT seller_id, endpoint, key FROM idempotency_keys WHERE expires_at <= $1 LIMIT $2)`,
-      [ctx.clock.now(), expiry_batch_size],
+    const r = await runSql(
+      ctx.db,
+      sql`DELETE FROM idempotency_keys WHERE (seller_id, endpoint, key) IN (
+            SELECT seller_id, endpoint, key FROM idempotency_keys WHERE expires_at <= ${ctx.clock.now()} LIMIT ${expiry_batch_size})`,
     );
-    return r.rowCount;
+    return r.rowCount + (await dropLapsedClaims(ctx.db, expiry_batch_size));
   },
 };
 
@@ -155,12 +213,10 @@ export const idempotencyExpiryJob: Job = {
  */
 export async function finalAnswer(req: Pick<IdempotentRequest, 'db' | 'sellerId' | 'endpoint' | 'key'>, body: unknown): Promise<void> {
   if (req.key === undefined) return;
-  await req.db.query('UPDATE idempotency_keys SET response_body = $4 WHERE seller_id = $1 AND endpoint = $2 AND key = $3', [
-    req.sellerId,
-    req.endpoint,
-    req.key,
-    JSON.stringify(body),
-  ]);
+  await runSql(
+    req.db,
+    sql`UPDATE idempotency_keys SET response_body = ${JSON.stringify(body)} WHERE seller_id = ${req.sellerId} AND endpoint = ${req.endpoint} AND key = ${req.key}`,
+  );
 }
 
 /** Sends an idempotent answer: a replay goes out as the exact text first sent, marked as such. */

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/db.ts';
-import { maybeOne } from '../db/sql.ts';
+import { maybeOne, run, sql } from '../db/sql.ts';
 
 export interface Balance {
   available: number;
@@ -8,7 +8,7 @@ export interface Balance {
 }
 
 export async function readBalance(q: Queryable, sellerId: number): Promise<Balance> {
-  const r = await q.query<{ available: number; blocked: number }>('SELECT available, blocked FROM balances WHERE seller_id = $1', [sellerId]);
+  const r = await run<{ available: number; blocked: number }>(q, sql`SELECT available, blocked FROM balances WHERE seller_id = ${sellerId}`);
   const row = maybeOne(r) ?? { available: 0, blocked: 0 };
   return { available: row.available, blocked: row.blocked, total: row.available + row.blocked };
 }

@@ -1,5 +1,5 @@
 import type { Db, Queryable } from '../db/db.ts';
-import { one } from '../db/sql.ts';
+import { one, raw, run, type Sql, sql } from '../db/sql.ts';
 
 export interface Mismatch {
   check: string;
@@ -12,6 +12,8 @@ export interface VerifyReport {
 }
 
 const max_mismatches_per_check = 100;
+// A constant of ours, so it is part of each check's text rather than a parameter.
+const limit = raw(String(max_mismatches_per_check));
 // It reads the whole journal: more than the usual statement limit.
 const verify_timeout_ms = 120_000;
 
@@ -22,8 +24,8 @@ const verify_timeout_ms = 120_000;
 export async function verifyLedger(db: Db, extraChecks: LedgerCheck[] = []): Promise<VerifyReport> {
   return db.tx(
     async (q) => {
-      await q.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
-      const sellers = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM sellers');
+      await run(q, sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`);
+      const sellers = await run<{ n: number }>(q, sql`SELECT count(*)::int AS n FROM sellers`);
       const mismatches: Mismatch[] = [];
       for (const check of [...core_checks, ...extraChecks]) {
         mismatches.push(...(await check(q)).slice(0, max_mismatches_per_check));
@@ -36,25 +38,25 @@ export async function verifyLedger(db: Db, extraChecks: LedgerCheck[] = []): Pro
 
 export type LedgerCheck = (q: Queryable) => Promise<Mismatch[]>;
 
-const tagged = (check: string, rows: Record<string, unknown>[]): Mismatch[] => rows.map((r) => ({ check, ...r }));
+const tagged = async (check: string, q: Queryable, statement: Sql): Promise<Mismatch[]> =>
+  (await run(q, statement)).rows.map((r) => ({ check, ...r }));
 
-const unbalancedPostings: LedgerCheck = async (q) =>
+const unbalancedPostings: LedgerCheck = (q) =>
   tagged(
     'posting_balanced',
-    (
-      await q.query(`
+    q,
+    sql`
   SELECT p.id AS "postingId", coalesce(sum(l.amount), 0)::bigint AS sum, count(l.id)::int AS lines
   FROM postings p LEFT JOIN journal_lines l ON l.posting_id = p.id
   GROUP BY p.id HAVING coalesce(sum(l.amount), 0) <> 0 OR count(l.id) < 2
-  LIMIT ${max_mismatches_per_check}`)
-    ).rows,
+  LIMIT ${limit}`,
   );
 
-const sellerBalances: LedgerCheck = async (q) =>
+const sellerBalances: LedgerCheck = (q) =>
   tagged(
     'seller_balance',
-    (
-      await q.query(`
+    q,
+    sql`
   WITH j AS (
     SELECT seller_id,
       coalesce(sum(amount) FILTER (WHERE account = 'available'), 0)::bigint AS available,
@@ -66,36 +68,33 @@ const sellerBalances: LedgerCheck = async (q) =>
     coalesce(j.available, 0) AS "journalAvailable", coalesce(j.blocked, 0) AS "journalBlocked"
   FROM sellers s LEFT JOIN balances b ON b.seller_id = s.id LEFT JOIN j ON j.seller_id = s.id
   WHERE coalesce(b.available, 0) <> coalesce(j.available, 0) OR coalesce(b.blocked, 0) <> coalesce(j.blocked, 0)
-  LIMIT ${max_mismatches_per_check}`)
-    ).rows,
+  LIMIT ${limit}`,
   );
 
-const linesMatchPostingSeller: LedgerCheck = async (q) =>
+const linesMatchPostingSeller: LedgerCheck = (q) =>
   tagged(
     'line_seller',
-    (
-      await q.query(`
+    q,
+    sql`
   SELECT l.id AS "lineId", l.seller_id AS "lineSellerId", p.seller_id AS "postingSellerId"
   FROM journal_lines l JOIN postings p ON p.id = l.posting_id
   WHERE l.seller_id IS NOT NULL AND l.seller_id <> p.seller_id
-  LIMIT ${max_mismatches_per_check}`)
-    ).rows,
+  LIMIT ${limit}`,
   );
 
 // CONTRACT §5: money returned to the payer equals money received, for every ESTORNADO sale.
-const refundedSalesNetZero: LedgerCheck = async (q) =>
+const refundedSalesNetZero: LedgerCheck = (q) =>
   tagged(
     'refunded_customer_funds',
-    (
-      await q.query(`
+    q,
+    sql`
   SELECT t.id AS "transactionId", coalesce(sum(l.amount), 0)::bigint AS "customerFunds"
   FROM transactions t
   LEFT JOIN postings p ON p.transaction_id = t.id
   LEFT JOIN journal_lines l ON l.posting_id = p.id AND l.account = 'customer_funds'
   WHERE t.status = 'ESTORNADO'
   GROUP BY t.id HAVING coalesce(sum(l.amount), 0) <> 0
-  LIMIT ${max_mismatches_per_check}`)
-    ).rows,
+  LIMIT ${limit}`,
   );
 
 const core_checks: LedgerCheck[] = [unbalancedPostings, sellerBalances, linesMatchPostingSeller, refundedSalesNetZero];

@@ -1,12 +1,13 @@
 import { createHmac } from 'node:crypto';
 import { Agent, request } from 'undici';
 import type { AppContext } from '../context.ts';
+import { raw, run, type Sql, sql } from '../db/sql.ts';
 import { type AttemptResult, default_retry_delays_ms, isSuccess, nextStep } from '../domain/delivery-schedule.ts';
 import { standardWebhookHeaders } from '../domain/standard-webhooks.ts';
 import type { Job } from '../workers/job.ts';
 import { literalPrivateTarget, publicOnlyLookup } from './address-guard.ts';
 import { NOTIFICATIONS_CHANNEL } from './outbox.ts';
-import { live_secrets_sql } from './signing-secrets.ts';
+import { liveSecretsSql } from './signing-secrets.ts';
 
 const delivery_timeout_ms = 10_000;
 // A lease outlasts one attempt by this margin: a claim still held past it was lost with its worker.
@@ -63,54 +64,59 @@ interface Outcome {
 // within its target's share of attempts in flight (those already leased count against it). Each
 // target is read through its own index range, only as far as its share: a long backlog costs
 // nothing, and a saturated target is not read at all.
-const claim_sql = `
+const claimSql = (now: Date, room: number, lease: Date, perTargetMax: number): Sql => sql`
   WITH busy AS (
-    SELECT url, count(*) AS n FROM notifications WHERE locked_until > $1 AND status = 'PENDING' GROUP BY url
+    SELECT url, count(*) AS n FROM notifications WHERE locked_until > ${now} AND status = 'PENDING' GROUP BY url
   ), targets AS (
     SELECT DISTINCT n.url FROM notifications n
-    WHERE n.status = 'PENDING' AND n.next_attempt_at <= $1 AND (n.locked_until IS NULL OR n.locked_until <= $1)
+    WHERE n.status = 'PENDING' AND n.next_attempt_at <= ${now} AND (n.locked_until IS NULL OR n.locked_until <= ${now})
   ), picked AS (
     SELECT c.id, c.next_attempt_at FROM targets t LEFT JOIN busy b ON b.url = t.url
     CROSS JOIN LATERAL (
       SELECT n.id, n.next_attempt_at FROM notifications n
-      WHERE n.url = t.url AND n.status = 'PENDING' AND n.next_attempt_at <= $1 AND (n.locked_until IS NULL OR n.locked_until <= $1)
+      WHERE n.url = t.url AND n.status = 'PENDING' AND n.next_attempt_at <= ${now} AND (n.locked_until IS NULL OR n.locked_until <= ${now})
         AND (n.resend_prior_status IS NOT NULL OR NOT EXISTS (
           SELECT 1 FROM notifications p
           WHERE p.order_key = n.order_key AND p.status = 'PENDING' AND p.id < n.id
             AND (p.resend_prior_status IS NULL OR p.resend_prior_status = 'PENDING')))
       ORDER BY n.next_attempt_at, n.id
-      LIMIT greatest(0, $4 - coalesce(b.n, 0))
+      LIMIT greatest(0, ${perTargetMax} - coalesce(b.n, 0))
     ) c
-    ORDER BY c.next_attempt_at, c.id LIMIT $2
+    ORDER BY c.next_attempt_at, c.id LIMIT ${room}
   ), claimable AS (
     SELECT n.id FROM notifications n
-    WHERE n.id IN (SELECT id FROM picked) AND n.status = 'PENDING' AND (n.locked_until IS NULL OR n.locked_until <= $1)
+    WHERE n.id IN (SELECT id FROM picked) AND n.status = 'PENDING' AND (n.locked_until IS NULL OR n.locked_until <= ${now})
     FOR UPDATE SKIP LOCKED
   )
-  UPDATE notifications n SET locked_until = $3, attempts = n.attempts + 1 FROM claimable WHERE n.id = claimable.id
+  UPDATE notifications n SET locked_until = ${lease}, attempts = n.attempts + 1 FROM claimable WHERE n.id = claimable.id
   RETURNING n.id, n.kind, n.url, n.event_id, n.payload, n.attempts, n.previous_status, n.status_changed_at, n.event_status, n.resend_prior_status, n.test,
-    ${live_secrets_sql('n.seller_id', '$1')} AS secrets`;
+    ${liveSecretsSql('n.seller_id', now)} AS secrets`;
 
 // Outcomes, only where this worker still holds the lease it claimed with. A target that answered
 // has its notifications waiting for a retry released at once (CONTRACT §9 recovery); the claim
 // query still keeps them in per-resource order.
-const record_sql = `
+const recordSql = (batch: Outcome[], now: Date): Sql => {
+  const ids = batch.map((o) => o.id);
+  return sql`
   WITH recorded AS (
     UPDATE notifications n SET status = x.status, last_response_status = x.code, last_error = x.error,
       next_attempt_at = coalesce(x.next_at, n.next_attempt_at), locked_until = NULL, resend_prior_status = NULL,
-      delivered_at = CASE WHEN x.status = 'DELIVERED' THEN $6 ELSE n.delivered_at END
-    FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::timestamptz[], $7::timestamptz[]) AS x (id, status, code, error, next_at, lease)
+      delivered_at = CASE WHEN x.status = 'DELIVERED' THEN ${now} ELSE n.delivered_at END
+    FROM unnest(${ids}::bigint[], ${batch.map((o) => o.status)}::text[], ${batch.map((o) => o.code)}::int[],
+      ${batch.map((o) => o.error)}::text[], ${batch.map((o) => o.next)}::timestamptz[], ${batch.map((o) => o.lease)}::timestamptz[])
+      AS x (id, status, code, error, next_at, lease)
     WHERE n.id = x.id AND n.locked_until = x.lease
     RETURNING n.url, x.status
   ), released AS (
-    UPDATE notifications n SET next_attempt_at = $6
+    UPDATE notifications n SET next_attempt_at = ${now}
     WHERE n.url IN (SELECT url FROM recorded WHERE status = 'DELIVERED') AND n.status = 'PENDING'
-      AND n.next_attempt_at > $6 AND n.locked_until IS NULL AND n.id <> ALL ($1::bigint[])
+      AND n.next_attempt_at > ${now} AND n.locked_until IS NULL AND n.id <> ALL (${ids}::bigint[])
     RETURNING 1
   ), woken AS (
-    SELECT pg_notify('${NOTIFICATIONS_CHANNEL}', '') FROM (SELECT 1 FROM released LIMIT 1) AS any_row
+    SELECT pg_notify(${raw(`'${NOTIFICATIONS_CHANNEL}'`)}, '') FROM (SELECT 1 FROM released LIMIT 1) AS any_row
   )
   SELECT (SELECT count(*) FROM released)::int AS released, (SELECT count(*) FROM woken)::int AS woken`;
+};
 
 export function signPayload(payload: string, secret: string): string {
   return createHmac('sha256', secret).update(payload, 'utf8').digest('hex');
@@ -204,15 +210,7 @@ class OutcomeRecorder {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, this.queue.length);
       try {
-        await ctx.db.query(record_sql, [
-          batch.map((o) => o.id),
-          batch.map((o) => o.status),
-          batch.map((o) => o.code),
-          batch.map((o) => o.error),
-          batch.map((o) => o.next),
-          ctx.clock.now(),
-          batch.map((o) => o.lease),
-        ]);
+        await run(ctx.db, recordSql(batch, ctx.clock.now()));
       } catch {
         // Unrecorded (the database is away): the rows stay leased and are attempted again when the lease ends.
       }
@@ -252,7 +250,7 @@ export function createDeliveryJob(options: DeliveryOptions = {}): DeliveryJob {
       if (room <= 0) return 0;
       const now = ctx.clock.now();
       const lease = new Date(now.getTime() + timeoutMs + lease_margin_ms);
-      const claimed = (await ctx.db.query<Claimed>(claim_sql, [now, room, lease, perTargetMax])).rows;
+      const claimed = (await run<Claimed>(ctx.db, claimSql(now, room, lease, perTargetMax))).rows;
       for (const n of claimed) {
         const running: Promise<void> = attempt(ctx, n, agents, timeoutMs)
           .then(

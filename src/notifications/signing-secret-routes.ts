@@ -1,6 +1,7 @@
 /** The seller's Standard Webhooks signing secret (CONTRACT §13): read it, rotate it. */
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
+import { refusalError } from '../domain/result.ts';
 import { idempotent, sendAnswer } from '../http/idempotency.ts';
 import { BODY_ERRORS, IDEMPOTENCY_ERRORS, NO_FIELDS, responses, SELLER_ERRORS } from '../http/openapi.ts';
 import { IdempotencyHeaders, NoBody, Nullable, type Router, sellerSecurity } from '../http/router.ts';
@@ -38,7 +39,9 @@ export async function signingSecretRoutes(app: Router, ctx: AppContext): Promise
     async (request, reply) => {
       // A secret: no cache along the way may keep it.
       void reply.header('cache-control', 'no-store');
-      return secretView(await currentSigningSecret(ctx.db, request.sellerId, ctx.clock.now()));
+      const secret = await currentSigningSecret(ctx.db, request.sellerId, ctx.clock.now());
+      if (!secret.ok) throw refusalError(secret.refusal);
+      return secretView(secret.value);
     },
   );
 
@@ -70,6 +73,11 @@ export function rotateOnce(ctx: AppContext, sellerId: number, key: string | unde
   const now = ctx.clock.now();
   return idempotent(
     { db: ctx.db, fingerprintKey: ctx.requestFingerprintKey, sellerId, endpoint: 'POST /api/signing-secret/rotate', key, body: {}, now },
-    async (q) => ({ status: 200, body: secretView(await rotateSigningSecret(q, sellerId, now)) }),
+    async (q) => {
+      const rotated = await rotateSigningSecret(q, sellerId, now);
+      // Thrown, so the rotation rolls back (a 5xx answer is not kept for the key either).
+      if (!rotated.ok) throw refusalError(rotated.refusal);
+      return { status: 200, body: secretView(rotated.value) };
+    },
   );
 }

@@ -8,10 +8,10 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/db.ts';
-import { maybeOne, one } from '../db/sql.ts';
-import { ApiError } from '../domain/errors.ts';
+import { maybeOne, one, run, sql } from '../db/sql.ts';
 import { cashoutWebhookPayload, type NotificationKind, transactionWebhookPayload } from '../domain/notification-payloads.ts';
 import { buildBrCode } from '../domain/pix-brcode.ts';
+import { ok, type Refused, type Result, refuse } from '../domain/result.ts';
 import type { NotificationRow } from './delivery-log.ts';
 import { type NotificationView, notificationView } from './notification-view.ts';
 import { NOTIFICATIONS_CHANNEL } from './outbox.ts';
@@ -84,66 +84,58 @@ function testSample(types: readonly WebhookType[], seller: Seller, now: Date): S
   return types.includes('TRANSACTION') ? transactionSample(seller, now) : cashoutSample(seller, now);
 }
 
-const insert_sql = `
-  INSERT INTO notifications (seller_id, kind, event_id, url, webhook_id, transaction_id, cashout_id, event_status,
-    previous_status, status_changed_at, payload, order_key, next_attempt_at, created_at, test)
-  VALUES ($1, $2, $3, $4, $5, NULL, NULL, $6, $7, $8, $9, $10, $8, $8, true)
-  RETURNING *`;
-
 // A test is retried like any notification (days, to a dead URL): a few a minute is all a seller needs.
 const tests_per_minute = 10;
+/** The wait a refusal over the limit announces (Retry-After): the minute the limit counts. */
+export const tests_retry_after_s = 60;
 
 /** 429 once the seller queued `tests_per_minute` tests in the last minute (the row lock serialises the count). */
-async function holdTestRate(q: Queryable, sellerId: number, now: Date): Promise<void> {
-  await q.query('SELECT 1 FROM sellers WHERE id = $1 FOR UPDATE', [sellerId]);
+async function testRateRefusal(q: Queryable, sellerId: number, now: Date): Promise<Refused | null> {
+  await run(q, sql`SELECT 1 FROM sellers WHERE id = ${sellerId} FOR UPDATE`);
   const recent = one(
-    await q.query<{ n: number }>('SELECT count(*)::int AS n FROM notifications WHERE seller_id = $1 AND test AND created_at > $2', [
-      sellerId,
-      new Date(now.getTime() - 60_000),
-    ]),
+    await run<{ n: number }>(
+      q,
+      sql`SELECT count(*)::int AS n FROM notifications WHERE seller_id = ${sellerId} AND test AND created_at > ${new Date(now.getTime() - 60_000)}`,
+    ),
   ).n;
-  if (recent < tests_per_minute) return;
-  const refusal = new ApiError('RATE_LIMITED', `At most ${tests_per_minute} test notifications a minute; try again shortly`);
-  refusal.retryAfterSeconds = 60;
-  throw refusal;
+  if (recent < tests_per_minute) return null;
+  return refuse('RATE_LIMITED', `At most ${tests_per_minute} test notifications a minute; try again shortly`);
 }
 
 /**
  * Queues one test notification to the seller's webhook `webhookId` and answers it as the delivery
  * log lists it. 404 unknown or removed, 403 another seller's (as removing a webhook answers).
  */
-export async function sendTestNotification(ctx: AppContext, sellerId: number, webhookId: number, now: Date): Promise<NotificationView> {
-  return ctx.db.tx(async (q) => {
+export async function sendTestNotification(ctx: AppContext, sellerId: number, webhookId: number, now: Date): Promise<Result<NotificationView>> {
+  return ctx.db.tx(async (q): Promise<Result<NotificationView>> => {
     // Shared lock: a removal waits for this queueing to end, and a removed webhook is not found.
     const hook = maybeOne(
-      await q.query<{ seller_id: number; url: string; types: WebhookType[]; name: string; email: string }>(
-        `SELECT w.seller_id, w.url, w.types, s.name, s.email FROM webhooks w JOIN sellers s ON s.id = w.seller_id
-         WHERE w.id = $1 AND w.deleted_at IS NULL FOR SHARE OF w`,
-        [webhookId],
+      await run<{ seller_id: number; url: string; types: WebhookType[]; name: string; email: string }>(
+        q,
+        sql`SELECT w.seller_id, w.url, w.types, s.name, s.email FROM webhooks w JOIN sellers s ON s.id = w.seller_id
+            WHERE w.id = ${webhookId} AND w.deleted_at IS NULL FOR SHARE OF w`,
       ),
     );
-    if (!hook) throw new ApiError('NOT_FOUND', 'Webhook not found');
-    if (hook.seller_id !== sellerId) throw new ApiError('FORBIDDEN', 'This webhook belongs to another account');
-    await holdTestRate(q, sellerId, now);
+    if (!hook) return refuse('NOT_FOUND', 'Webhook not found');
+    if (hook.seller_id !== sellerId) return refuse('FORBIDDEN', 'This webhook belongs to another account');
+    const limited = await testRateRefusal(q, sellerId, now);
+    if (limited) return limited;
     const sample = testSample(hook.types, { id: sellerId, name: hook.name, email: hook.email }, now);
     const eventId = randomUUID();
+    // Its own order key: no resource's line to join or to hold up.
+    const orderKey = `test:${eventId}`;
     const row = one(
-      await q.query<NotificationRow>(insert_sql, [
-        sellerId,
-        sample.kind,
-        eventId,
-        hook.url,
-        webhookId,
-        sample.status,
-        sample.previous,
-        now,
-        sample.payload,
-        // Its own order key: no resource's line to join or to hold up.
-        `test:${eventId}`,
-      ]),
+      await run<NotificationRow>(
+        q,
+        sql`INSERT INTO notifications (seller_id, kind, event_id, url, webhook_id, transaction_id, cashout_id, event_status,
+              previous_status, status_changed_at, payload, order_key, next_attempt_at, created_at, test)
+            VALUES (${sellerId}, ${sample.kind}, ${eventId}, ${hook.url}, ${webhookId}, NULL, NULL, ${sample.status}, ${sample.previous},
+              ${now}, ${sample.payload}, ${orderKey}, ${now}, ${now}, true)
+            RETURNING *`,
+      ),
     );
     // Wakes the delivery workers at commit: the test goes out in milliseconds.
-    await q.query('SELECT pg_notify($1, $2)', [NOTIFICATIONS_CHANNEL, '']);
-    return notificationView(row);
+    await run(q, sql`SELECT pg_notify(${NOTIFICATIONS_CHANNEL}, ${''})`);
+    return ok(notificationView(row));
   });
 }

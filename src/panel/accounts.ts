@@ -5,7 +5,7 @@
  */
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import type { Db, Queryable } from '../db/db.ts';
-import { maybeOne } from '../db/sql.ts';
+import { maybeOne, run, sql } from '../db/sql.ts';
 import { digestOf } from '../domain/secrets.ts';
 
 /** A form's CSRF token against the session's (constant time). */
@@ -47,21 +47,19 @@ export async function passwordMatches(password: string, stored: string): Promise
 export async function createInvite(q: Queryable, sellerId: number, now: Date): Promise<{ token: string; expiresAt: Date }> {
   const t = token();
   const expiresAt = new Date(now.getTime() + invite_ttl_ms);
-  await q.query('INSERT INTO panel_invites (token_digest, seller_id, expires_at, created_at) VALUES ($1, $2, $3, $4)', [
-    digestOf(t),
-    sellerId,
-    expiresAt,
-    now,
-  ]);
+  await run(
+    q,
+    sql`INSERT INTO panel_invites (token_digest, seller_id, expires_at, created_at) VALUES (${digestOf(t)}, ${sellerId}, ${expiresAt}, ${now})`,
+  );
   return { token: t, expiresAt };
 }
 
 export async function openInvite(q: Queryable, t: string, now: Date): Promise<{ sellerId: number; email: string } | null> {
   return maybeOne(
-    await q.query<{ sellerId: number; email: string }>(
-      `SELECT i.seller_id AS "sellerId", s.email FROM panel_invites i JOIN sellers s ON s.id = i.seller_id
-       WHERE i.token_digest = $1 AND i.used_at IS NULL AND i.expires_at > $2`,
-      [digestOf(t), now],
+    await run<{ sellerId: number; email: string }>(
+      q,
+      sql`SELECT i.seller_id AS "sellerId", s.email FROM panel_invites i JOIN sellers s ON s.id = i.seller_id
+          WHERE i.token_digest = ${digestOf(t)} AND i.used_at IS NULL AND i.expires_at > ${now}`,
     ),
   );
 }
@@ -69,17 +67,19 @@ export async function openInvite(q: Queryable, t: string, now: Date): Promise<{ 
 /** Uses the invite and sets the account's password; false when the invite is gone (used, expired) or the e-mail is taken. */
 export async function acceptInvite(q: Queryable, t: string, passwordHash: string, now: Date): Promise<number | null> {
   const used = maybeOne(
-    await q.query<{ seller_id: number }>(
-      'UPDATE panel_invites SET used_at = $2 WHERE token_digest = $1 AND used_at IS NULL AND expires_at > $2 RETURNING seller_id',
-      [digestOf(t), now],
+    await run<{ seller_id: number }>(
+      q,
+      sql`UPDATE panel_invites SET used_at = ${now} WHERE token_digest = ${digestOf(t)} AND used_at IS NULL AND expires_at > ${now}
+          RETURNING seller_id`,
     ),
   );
   if (!used) return null;
-  const r = await q.query(
-    `INSERT INTO panel_accounts (seller_id, email, password_hash, created_at, updated_at)
-     SELECT id, email, $2, $3, $3 FROM sellers WHERE id = $1
-     ON CONFLICT (seller_id) DO UPDATE SET password_hash = EXCLUDED.password_hash, failures = 0, failures_since = NULL, updated_at = EXCLUDED.updated_at`,
-    [used.seller_id, passwordHash, now],
+  const r = await run(
+    q,
+    sql`INSERT INTO panel_accounts (seller_id, email, password_hash, created_at, updated_at)
+        SELECT id, email, ${passwordHash}, ${now}, ${now} FROM sellers WHERE id = ${used.seller_id}
+        ON CONFLICT (seller_id) DO UPDATE SET password_hash = EXCLUDED.password_hash, failures = 0, failures_since = NULL,
+          updated_at = EXCLUDED.updated_at`,
   );
   return r.rowCount === 1 ? Number(used.seller_id) : null;
 }
@@ -92,9 +92,9 @@ export type LoginOutcome = { kind: 'ok'; sellerId: number } | { kind: 'wrong' } 
  */
 export async function login(q: Queryable, email: string, password: string, now: Date): Promise<LoginOutcome> {
   const account = maybeOne(
-    await q.query<{ seller_id: number; password_hash: string; failures: number; failures_since: Date | null }>(
-      'SELECT seller_id, password_hash, failures, failures_since FROM panel_accounts WHERE lower(email) = lower($1)',
-      [email],
+    await run<{ seller_id: number; password_hash: string; failures: number; failures_since: Date | null }>(
+      q,
+      sql`SELECT seller_id, password_hash, failures, failures_since FROM panel_accounts WHERE lower(email) = lower(${email})`,
     ),
   );
   if (!account) {
@@ -107,13 +107,14 @@ export async function login(q: Queryable, email: string, password: string, now: 
     return { kind: 'locked', retryAfterSeconds: Math.ceil((account.failures_since!.getTime() + failure_window_ms - now.getTime()) / 1000) };
   }
   if (await passwordMatches(password, account.password_hash)) {
-    await q.query('UPDATE panel_accounts SET failures = 0, failures_since = NULL WHERE seller_id = $1', [account.seller_id]);
+    await run(q, sql`UPDATE panel_accounts SET failures = 0, failures_since = NULL WHERE seller_id = ${account.seller_id}`);
     return { kind: 'ok', sellerId: Number(account.seller_id) };
   }
-  await q.query(
-    `UPDATE panel_accounts SET failures = CASE WHEN $2 THEN failures + 1 ELSE 1 END, failures_since = CASE WHEN $2 THEN failures_since ELSE $3 END
-     WHERE seller_id = $1`,
-    [account.seller_id, windowOpen, now],
+  await run(
+    q,
+    sql`UPDATE panel_accounts SET failures = CASE WHEN ${windowOpen} THEN failures + 1 ELSE 1 END,
+          failures_since = CASE WHEN ${windowOpen} THEN failures_since ELSE ${now} END
+        WHERE seller_id = ${account.seller_id}`,
   );
   return { kind: 'wrong' };
 }
@@ -126,30 +127,30 @@ export interface Session {
 export async function startSession(q: Queryable, sellerId: number, now: Date): Promise<{ id: string; session: Session }> {
   const id = token();
   const csrfToken = token();
-  await q.query('INSERT INTO panel_sessions (id_digest, seller_id, csrf_token, created_at, last_seen_at) VALUES ($1, $2, $3, $4, $4)', [
-    digestOf(id),
-    sellerId,
-    csrfToken,
-    now,
-  ]);
+  await run(
+    q,
+    sql`INSERT INTO panel_sessions (id_digest, seller_id, csrf_token, created_at, last_seen_at)
+        VALUES (${digestOf(id)}, ${sellerId}, ${csrfToken}, ${now}, ${now})`,
+  );
   return { id, session: { sellerId, csrfToken } };
 }
 
 /** The live session of this id (and it is seen now), or null: unknown, ended, 8 h old or idle 1 h. */
 export async function resumeSession(q: Queryable, id: string, now: Date): Promise<Session | null> {
   const row = maybeOne(
-    await q.query<{ seller_id: number; csrf_token: string }>(
-      `UPDATE panel_sessions SET last_seen_at = $2
-       WHERE id_digest = $1 AND ended_at IS NULL AND created_at > $3 AND last_seen_at > $4
-       RETURNING seller_id, csrf_token`,
-      [digestOf(id), now, new Date(now.getTime() - session_absolute_ms), new Date(now.getTime() - session_idle_ms)],
+    await run<{ seller_id: number; csrf_token: string }>(
+      q,
+      sql`UPDATE panel_sessions SET last_seen_at = ${now}
+          WHERE id_digest = ${digestOf(id)} AND ended_at IS NULL AND created_at > ${new Date(now.getTime() - session_absolute_ms)}
+            AND last_seen_at > ${new Date(now.getTime() - session_idle_ms)}
+          RETURNING seller_id, csrf_token`,
     ),
   );
   return row && { sellerId: Number(row.seller_id), csrfToken: row.csrf_token };
 }
 
 export async function endSession(q: Queryable, id: string, now: Date): Promise<void> {
-  await q.query('UPDATE panel_sessions SET ended_at = $2 WHERE id_digest = $1 AND ended_at IS NULL', [digestOf(id), now]);
+  await run(q, sql`UPDATE panel_sessions SET ended_at = ${now} WHERE id_digest = ${digestOf(id)} AND ended_at IS NULL`);
 }
 
 /**
@@ -165,18 +166,17 @@ export async function changePassword(
   next: string,
   now: Date,
 ): Promise<LoginOutcome | { kind: 'changed' }> {
-  const account = maybeOne(await db.query<{ email: string }>('SELECT email FROM panel_accounts WHERE seller_id = $1', [sellerId]));
+  const account = maybeOne(await run<{ email: string }>(db, sql`SELECT email FROM panel_accounts WHERE seller_id = ${sellerId}`));
   if (!account) return { kind: 'wrong' };
   const checked = await login(db, account.email, current, now);
   if (checked.kind !== 'ok') return checked;
   const hash = await hashPassword(next);
   await db.tx(async (q) => {
-    await q.query('UPDATE panel_accounts SET password_hash = $2, updated_at = $3 WHERE seller_id = $1', [sellerId, hash, now]);
-    await q.query('UPDATE panel_sessions SET ended_at = $3 WHERE seller_id = $1 AND id_digest <> $2 AND ended_at IS NULL', [
-      sellerId,
-      digestOf(keepSessionId),
-      now,
-    ]);
+    await run(q, sql`UPDATE panel_accounts SET password_hash = ${hash}, updated_at = ${now} WHERE seller_id = ${sellerId}`);
+    await run(
+      q,
+      sql`UPDATE panel_sessions SET ended_at = ${now} WHERE seller_id = ${sellerId} AND id_digest <> ${digestOf(keepSessionId)} AND ended_at IS NULL`,
+    );
   });
   return { kind: 'changed' };
 }

@@ -14,6 +14,7 @@ import { readBalance } from '../ledger/balances.ts';
 import { reais, reaisTyped, whenSaoPaulo } from './format.ts';
 import {
   attempt,
+  attemptResult,
   type Current,
   cursorOf,
   Form,
@@ -68,7 +69,7 @@ export function cashoutPages(app: Router, ctx: AppContext): void {
     const typed = typedOf(request.body);
     const asked = cashoutBody(typed);
     if ('error' in asked) return cashoutsPage(ctx, current, reply, { status: 400, error: asked.error, typed });
-    const preview = await attempt(() => previewCashout(ctx, current.session.sellerId, asked.body, 'PANEL'));
+    const preview = await attemptResult(() => previewCashout(ctx, current.session.sellerId, asked.body, 'PANEL'));
     if (!preview.ok) return cashoutsPage(ctx, current, reply, { status: preview.status, error: preview.error, typed });
     const { request: ask, fees, available } = preview.value;
     return page(reply, 200, 'saque-revisar.eta', {
@@ -100,7 +101,7 @@ export function cashoutPages(app: Router, ctx: AppContext): void {
     const order = orderOf(request.body);
     if (!order) return page(reply, 403, 'mensagem.eta', formExpired());
     // The fees shown on the review are the fees charged: a schedule changed since then sends the seller back.
-    const quote = await attempt(() => quoteCashout(ctx, current.session.sellerId, asked.body, 'PANEL'));
+    const quote = await attemptResult(() => quoteCashout(ctx, current.session.sellerId, asked.body, 'PANEL'));
     if (quote.ok && String(quote.value.fees.total) !== field(request.body, 'tarifas'))
       return cashoutsPage(ctx, current, reply, { status: 409, error: 'As tarifas mudaram desde a revisão. Revise o saque de novo.', typed });
     const ask = { sellerId: current.session.sellerId, body: asked.body, idempotencyKey: order, channel: 'PANEL', now: ctx.clock.now() } as const;

@@ -1,5 +1,6 @@
 /** What Início shows: the seller's balances, paid sales per day for 30 days, the latest sales. */
 import type { Queryable } from '../db/db.ts';
+import { run, sql } from '../db/sql.ts';
 import { saoPauloDate } from '../domain/calendar.ts';
 import { readBalance } from '../ledger/balances.ts';
 import { listTransactions, type TransactionRow } from '../transactions/transactions-repo.ts';
@@ -17,10 +18,10 @@ export async function homeOf(q: Queryable, sellerId: number, now: Date): Promise
   const balance = await readBalance(q, sellerId);
   // Paid sales by the São Paulo day of their first payment (completed_at), the last 30 days.
   const since = new Date(now.getTime() - 30 * day_ms);
-  const rows = await q.query<{ day: string; cents: number }>(
-    `SELECT to_char(completed_at AT TIME ZONE 'America/Sao_Paulo', 'YYYY-MM-DD') AS day, sum(amount)::bigint AS cents
-     FROM transactions WHERE seller_id = $1 AND completed_at > $2 GROUP BY 1`,
-    [sellerId, since],
+  const rows = await run<{ day: string; cents: number }>(
+    q,
+    sql`SELECT to_char(completed_at AT TIME ZONE 'America/Sao_Paulo', 'YYYY-MM-DD') AS day, sum(amount)::bigint AS cents
+        FROM transactions WHERE seller_id = ${sellerId} AND completed_at > ${since} GROUP BY 1`,
   );
   const byDay = new Map(rows.rows.map((r) => [r.day, Number(r.cents)]));
   const days: DayTotal[] = [];

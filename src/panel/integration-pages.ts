@@ -5,6 +5,7 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
+import type { Result } from '../domain/result.ts';
 import { parsePathId } from '../http/ids.ts';
 import type { Router } from '../http/router.ts';
 import { listNotifications, resendNotification } from '../notifications/delivery-log.ts';
@@ -12,7 +13,7 @@ import { notificationView } from '../notifications/notification-view.ts';
 import { sendTestNotification } from '../notifications/webhook-test.ts';
 import { addWebhook, listWebhooks, removeWebhook, WEBHOOK_TYPES, type WebhookType } from '../notifications/webhooks.ts';
 import { whenSaoPaulo } from './format.ts';
-import { attempt, type Current, Done, Form, field, fields, formSession, page, pageSession } from './session.ts';
+import { attemptResult, type Current, Done, Form, field, fields, formSession, page, pageSession } from './session.ts';
 
 const log_size = 30;
 const IdPath = Type.Object({ id: Type.String({ maxLength: 20 }) });
@@ -45,7 +46,7 @@ export function integrationPages(app: Router, ctx: AppContext): void {
     const typed = { url, types };
     if (types.length === 0)
       return integrationsPage(ctx, current, reply, { status: 400, error: 'Marque ao menos um tipo: Transações ou Notificar saques.', typed });
-    const added = await attempt(() => addWebhook(ctx, current.session.sellerId, url, types));
+    const added = await attemptResult(() => addWebhook(ctx, current.session.sellerId, url, types));
     if (!added.ok) return integrationsPage(ctx, current, reply, { status: added.status, error: added.error, typed });
     return reply.redirect('/painel/integracoes?feito=webhook', 303);
   });
@@ -55,11 +56,11 @@ export function integrationPages(app: Router, ctx: AppContext): void {
 
 /** Remove, send a test, resend: each a button, each the API's use case. */
 function webhookActions(app: Router, ctx: AppContext): void {
-  const action = (path: string, run: (current: Current, id: number) => Promise<unknown>, doneWord: string) =>
+  const action = (path: string, run: (current: Current, id: number) => Promise<Result<unknown>>, doneWord: string) =>
     app.post(path, { schema: { hide: true, params: IdPath, body: Form } }, async (request, reply) => {
       const current = await formSession(ctx, request, reply);
       if (!current) return reply;
-      const outcome = await attempt(() => run(current, parsePathId(request.params.id)));
+      const outcome = await attemptResult(() => run(current, parsePathId(request.params.id)));
       if (!outcome.ok) return integrationsPage(ctx, current, reply, { status: outcome.status, error: outcome.error });
       return reply.redirect(`/painel/integracoes?feito=${doneWord}`, 303);
     });

@@ -5,13 +5,14 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
+import { refusalError } from '../domain/result.ts';
 import type { Router } from '../http/router.ts';
 import { rotateOnce } from '../notifications/signing-secret-routes.ts';
 import { currentSigningSecret } from '../notifications/signing-secrets.ts';
 import { revokeSellerKey } from '../sellers/api-keys.ts';
 import { issueKey, listKeys } from '../sellers/sellers-repo.ts';
 import { whenSaoPaulo } from './format.ts';
-import { attempt, type Current, Done, Form, formSession, newOrder, orderOf, page, pageSession, refusalOf } from './session.ts';
+import { attempt, attemptResult, type Current, Done, Form, formSession, newOrder, orderOf, page, pageSession, refusalOf } from './session.ts';
 
 const KeyPath = Type.Object({ publicKey: Type.String({ maxLength: 64 }) });
 const notices: Record<string, string> = {
@@ -38,7 +39,7 @@ export function keyPages(app: Router, ctx: AppContext): void {
   app.post('/painel/chaves/:publicKey/revogar', { schema: { hide: true, params: KeyPath, body: Form } }, async (request, reply) => {
     const current = await formSession(ctx, request, reply);
     if (!current) return reply;
-    const revoked = await attempt(() => revokeSellerKey(ctx, current.session.sellerId, request.params.publicKey));
+    const revoked = await attemptResult(() => revokeSellerKey(ctx, current.session.sellerId, request.params.publicKey));
     if (!revoked.ok) return keysPage(ctx, current, reply, { status: revoked.status, error: revoked.error });
     return reply.redirect('/painel/chaves?feito=revogada', 303);
   });
@@ -63,7 +64,10 @@ async function keysPage(
   shown: { status?: number; error?: string; notice?: string; issued?: { publicKey: string; privateKey: string } },
 ) {
   const keys = await listKeys(ctx.db, current.session.sellerId);
-  const signing = await currentSigningSecret(ctx.db, current.session.sellerId, ctx.clock.now());
+  const secret = await currentSigningSecret(ctx.db, current.session.sellerId, ctx.clock.now());
+  // No secret is a broken invariant (a 500): the panel's error page, not words beside a form.
+  if (!secret.ok) throw refusalError(secret.refusal);
+  const signing = secret.value;
   return page(reply, shown.status ?? 200, 'chaves.eta', {
     title: 'Chaves de API',
     page: 'chaves',

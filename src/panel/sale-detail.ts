@@ -1,8 +1,10 @@
 /** What a sale's page shows: the sale (the API's own view), its history, refunds and notifications. */
 import type { AppContext } from '../context.ts';
+import { run, sql } from '../db/sql.ts';
+import { ok } from '../domain/result.ts';
 import { qrPngDataUri } from '../qr/pix-qr.ts';
-import { refundsOf } from '../refunds/refunds-repo.ts';
 import { ownTransaction, withItems } from '../transactions/own-transaction.ts';
+import { refundsOf } from '../transactions/refunds-repo.ts';
 
 export interface HistoryRow {
   event: string;
@@ -24,20 +26,22 @@ export interface SaleNotificationRow {
 
 /** The seller's own sale (the API's check: 404 unknown, 403 another seller's) and what happened to it. */
 export async function saleDetail(ctx: AppContext, sellerId: number, id: number) {
-  const row = await ownTransaction(ctx, sellerId, id);
+  const own = await ownTransaction(ctx, sellerId, id);
+  if (!own.ok) return own;
+  const row = own.value;
   const sale = await withItems(ctx, row);
-  const history = await ctx.db.query<HistoryRow>(
-    'SELECT event, from_status, to_status, created_at FROM transaction_events WHERE transaction_id = $1 ORDER BY id',
-    [id],
+  const history = await run<HistoryRow>(
+    ctx.db,
+    sql`SELECT event, from_status, to_status, created_at FROM transaction_events WHERE transaction_id = ${id} ORDER BY id`,
   );
-  const notifications = await ctx.db.query<SaleNotificationRow>(
-    `SELECT id, kind, url, event_status, status, attempts, last_response_status, created_at
-     FROM notifications WHERE seller_id = $1 AND transaction_id = $2 ORDER BY id`,
-    [sellerId, id],
+  const notifications = await run<SaleNotificationRow>(
+    ctx.db,
+    sql`SELECT id, kind, url, event_status, status, attempts, last_response_status, created_at
+        FROM notifications WHERE seller_id = ${sellerId} AND transaction_id = ${id} ORDER BY id`,
   );
   const refunds = await refundsOf(ctx.db, id);
   // The QR a payer scans, while the sale can still be paid.
   const qr = row.status === 'PENDENTE' && row.pix_code ? qrPngDataUri(row.pix_code) : null;
   const left = row.amount - row.refunded_amount - row.refund_pending;
-  return { row, sale, history: history.rows, notifications: notifications.rows, refunds, qr, refundable: left };
+  return ok({ row, sale, history: history.rows, notifications: notifications.rows, refunds, qr, refundable: left });
 }

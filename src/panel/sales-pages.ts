@@ -14,6 +14,7 @@ import { method_names, reais, reaisTyped, whenSaoPaulo } from './format.ts';
 import { saleDetail } from './sale-detail.ts';
 import {
   attempt,
+  attemptResult,
   type Current,
   cursorOf,
   Done,
@@ -117,7 +118,7 @@ function saleActions(app: Router, ctx: AppContext): void {
   app.post('/painel/vendas/:id/cancelar', { schema: { hide: true, params: SalePath, body: Form } }, async (request, reply) => {
     const current = await formSession(ctx, request, reply);
     if (!current) return reply;
-    const outcome = await attempt(async () => applyEvent(ctx, parsePathId(request.params.id), 'CANCELLED', current.session.sellerId));
+    const outcome = await attemptResult(async () => applyEvent(ctx, parsePathId(request.params.id), 'CANCELLED', current.session.sellerId));
     if (!outcome.ok) return salePage(ctx, current, request.params.id, reply, { status: outcome.status, error: outcome.error });
     return reply.redirect(`/painel/vendas/${request.params.id}?feito=cancelada`, 303);
   });
@@ -130,7 +131,7 @@ async function salePage(
   reply: Parameters<typeof page>[0],
   shown: { status?: number; error?: string; notice?: string; typed?: string },
 ) {
-  const found = await attempt(async () => saleDetail(ctx, current.session.sellerId, parsePathId(rawId)));
+  const found = await attemptResult(async () => saleDetail(ctx, current.session.sellerId, parsePathId(rawId)));
   if (!found.ok) {
     const title = found.status === 403 ? 'Venda de outra conta' : found.status === 404 ? 'Venda não encontrada' : 'Endereço inválido';
     return page(reply, found.status, 'mensagem.eta', {

@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
 import { ApiError, type PublicErrorCode } from '../domain/errors.ts';
+import { type Result, refusalError } from '../domain/result.ts';
 import { csrfMatches, resumeSession, type Session, session_absolute_ms } from './accounts.ts';
 import { inWords, storedInWords } from './messages.ts';
 
@@ -102,21 +103,33 @@ export function fields(body: unknown, name: string): string[] {
   return v === undefined ? [] : Array.isArray(v) ? v : [v];
 }
 
+export type Attempted<T> = { ok: true; value: T } | { ok: false; status: number; error: string; code: PublicErrorCode };
+
 /**
  * Runs a use case for a form; its refusal (the API's error) comes back in words, with the API's
  * status, for the page to show beside the form. Anything else is thrown on, to the error handler.
  */
-export async function attempt<T>(
-  run: () => Promise<T>,
-): Promise<{ ok: true; value: T } | { ok: false; status: number; error: string; code: PublicErrorCode }> {
+export async function attempt<T>(run: () => Promise<T>): Promise<Attempted<T>> {
   try {
     return { ok: true, value: await run() };
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    const words = inWords(error.code, error.details);
-    if (words.status >= 500) throw error;
-    return { ok: false, status: words.status, error: words.text, code: error.code };
+    return inWordsOrThrown(error);
   }
+}
+
+/** `attempt` for a use case that returns its refusal (a Result) rather than throwing it: the page shows both alike. */
+export async function attemptResult<T>(run: () => Promise<Result<T>>): Promise<Attempted<T>> {
+  const outcome = await attempt(run);
+  if (!outcome.ok) return outcome;
+  return outcome.value.ok ? { ok: true, value: outcome.value.value } : inWordsOrThrown(refusalError(outcome.value.refusal));
+}
+
+/** A refusal in words; one the API answers with a 5xx is no refusal of the form's, and goes to the error handler. */
+function inWordsOrThrown(error: ApiError): Attempted<never> {
+  const words = inWords(error.code, error.details);
+  if (words.status >= 500) throw error;
+  return { ok: false, status: words.status, error: words.text, code: error.code };
 }
 
 /**

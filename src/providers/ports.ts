@@ -1,10 +1,16 @@
+/**
+ * What the gateway asks of payment providers (CONTRACT §11): one connector interface for every rail,
+ * outbound operations and inbound messages turned into provider facts. The rest of the gateway sees
+ * these ports only; each connector lives in its own folder beside this file.
+ */
+import type { TSchema } from 'typebox';
 import type { CardBrand } from '../domain/card.ts';
+import type { ProviderFact, ProviderName } from '../domain/provider-facts.ts';
+import type { Refusal, Result } from '../domain/result.ts';
 import type { PaymentMethod, TransactionEvent } from '../domain/transaction-states.ts';
 
-/**
- * What the gateway asks of payment providers. Sales are persisted with what the provider answers
- * at creation; later moves arrive as events (a provider's callback, or the sandbox autopilot).
- */
+export type { ProviderName } from '../domain/provider-facts.ts';
+
 export interface PixCharge {
   txid: string;
   brCode: string;
@@ -18,25 +24,18 @@ export interface PixChargeInput {
   /** The payer, when the sale names a CPF or CNPJ (the charge's `devedor`). */
   debtor: { name: string; document: string } | null;
 }
-export interface PixProvider {
-  /** Throws ApiError PROVIDER_ERROR (502) when the PSP did not accept the charge. */
-  createCharge(input: PixChargeInput): Promise<PixCharge>;
-}
 
 export interface BoletoIssued {
   externalId: string;
   barcode: string;
   digitableLine: string;
 }
-export interface BoletoProvider {
-  issue(input: { saleId: number; amountCents: number; dueDate: string }): BoletoIssued;
-}
 
 export type CardOutcome = 'APPROVED' | 'DECLINED' | 'PROCESSING_ERROR';
-export interface CardAuthorization {
+export interface CardReference {
   externalId: string;
   /** Kept with the sale (provider_data) for the provider's own later steps; never card data. */
-  providerData: Record<string, unknown>;
+  providerData: Record<string, unknown> | null;
 }
 /** A written card sale handed to a processor that decides over the network; the card lives only in memory. */
 export interface CardSubmission {
@@ -53,27 +52,14 @@ export interface CardVerdict {
   /** The processor's id for the payment; null when it gave none (the sale keeps its reference). */
   externalId: string | null;
   events: TransactionEvent[];
+  /** Kept with the sale; `error` says what did not go as planned (the processor's notifications repeat its word). */
   providerData: Record<string, unknown>;
-}
-export interface CardProcessor {
-  /** At the sale's write: what is kept with it. The number is used here and never stored by the gateway. */
-  authorize(input: { saleId: number; amountCents: number; installments: number; brand: CardBrand; number: string }): CardAuthorization;
-  /**
-   * After the sale is written (PENDENTE), outside any database transaction: a processor that decides
-   * over the network is handed the card here. Null for the sandbox, whose autopilot plays the outcome.
-   * Never throws: a processor that cannot be reached is a verdict too (FALHA).
-   */
-  submit: ((sale: CardSubmission) => Promise<CardVerdict>) | null;
 }
 
 export type PayoutOutcome = 'COMPLETED' | 'REJECTED';
 export interface PayoutSent {
   externalId: string;
   providerData: Record<string, unknown>;
-}
-export interface PayoutProvider {
-  /** Sends a PIX transfer; its result arrives later (a callback, or the sandbox autopilot). */
-  send(input: { cashoutId: number; amountCents: number; pixKey: string; pixKeyType: string }): PayoutSent;
 }
 
 /** A provider's answer to a refund (CONTRACT §5a): settled now, or accepted and settled later. */
@@ -86,22 +72,83 @@ export interface RefundInput {
   externalTransactionId: string;
   /** The Pix that paid a PIX sale (null when an operator event paid it). */
   pixEndToEndId: string | null;
-  /** What the sale's provider kept with it at creation (which card processor made it). */
-  providerData: Record<string, unknown> | null;
-}
-export interface RefundProvider {
-  /**
-   * Asks the provider to return `amountCents` to the payer; idempotent per refundId (a retry after a
-   * lost answer must not refund twice). Throws when the provider could not be reached or answered
-   * nothing usable: the refund stays PENDING and is sent again.
-   */
-  refund(input: RefundInput): Promise<RefundOutcome>;
 }
 
+/** What a connector is asked to withdraw: a charge nobody may pay any more, or money a sale cannot take. */
+export type CancelTarget =
+  | { kind: 'charge'; saleId: number; externalId: string }
+  | { kind: 'payment'; paymentId: string; amountCents: number; key?: string };
+/** SENT: the provider took it and will say how it ended; DONE; REFUSED for good (the operator sees why). */
+export interface CancelOutcome {
+  status: 'SENT' | 'DONE' | 'REFUSED';
+  detail: string | null;
+}
+
+/**
+ * One provider's connector. Each implements the operations its rail has; every call is made
+ * outside any database transaction, after what it concerns is persisted, and is idempotent by a
+ * key that carries the installation's id (a retry after a lost answer never moves money twice).
+ */
+export interface Connector {
+  readonly name: ProviderName;
+  /** PIX: the charge a sale is written with (a dynamic one is a PSP call, made before the write); a PSP that did not make it says why. */
+  charge?(input: PixChargeInput): Promise<{ ok: true; charge: PixCharge } | { ok: false; reason: string }>;
+  /** Boleto: issued at the sale's write. */
+  issue?(input: { saleId: number; amountCents: number; dueDate: string }): BoletoIssued;
+  /** Cards, at the sale's write (sync): the reference kept with it. The number is seen here and never stored. */
+  reference?(input: { saleId: number; amountCents: number; installments: number; brand: CardBrand; number: string }): CardReference;
+  /** Cards, after the write: a processor that decides over the network. Never throws: unreachable is a verdict too. */
+  authorise?(sale: CardSubmission): Promise<CardVerdict>;
+  /** Captures an authorised payment (manual capture); DONE's detail is the capture's reference. */
+  capture?(payment: { saleId: number; paymentId: string; amountCents: number }): Promise<{ status: 'DONE' | 'REFUSED'; detail: string }>;
+  /** Returns a sale's cents to the payer. Throws when the provider could not be reached: sent again later. */
+  refund?(input: RefundInput): Promise<RefundOutcome>;
+  cancel?(target: CancelTarget): Promise<CancelOutcome>;
+  /** Sends a cashout; its result arrives later. */
+  payout?(input: { cashoutId: number; amountCents: number; pixKey: string; pixKeyType: string }): PayoutSent;
+}
+
+/** A provider's message as it arrives, for an inbound endpoint. */
+export interface InboundRequest {
+  params: Record<string, string>;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+  log: { info(o: object, m: string): void; warn(o: object, m: string): void; error(o: object, m: string): void };
+}
+
+/**
+ * Where a provider calls the gateway. `authenticate` runs before the body is read; `read` turns the
+ * message into provider facts (confirming them with the provider where the message alone is not to
+ * be trusted; a throw answers 502, and the provider sends it again). Every fact is stored and
+ * applied before `answer` is sent.
+ */
+export interface InboundEndpoint {
+  provider: ProviderName;
+  url: string;
+  body: TSchema;
+  authenticate(request: Pick<InboundRequest, 'params' | 'headers'>): { refusal: Refusal; headers?: Record<string, string> } | null;
+  read(request: InboundRequest): Promise<Result<ProviderFact[]>>;
+  /** What the provider is answered once every fact of `body` is stored. */
+  answer(body: unknown): { contentType: string; body: unknown };
+}
+
+/** The connectors of this process: every rail chosen by configuration, and what reaches them. */
 export interface Providers {
-  pix: PixProvider;
-  boleto: BoletoProvider;
-  card: CardProcessor;
-  payout: PayoutProvider;
-  refunds: RefundProvider;
+  /** The provider of new payments of each method, and of new cashouts. */
+  readonly rails: Readonly<Record<PaymentMethod | 'PAYOUT', ProviderName>>;
+  /** The connector of a provider (the one recorded on a transaction or cashout). */
+  connector(name: ProviderName): Connector;
+  readonly inbound: readonly InboundEndpoint[];
+  /** The embedded PSP's lever (sandbox only): a payer's bank paying a charge. */
+  readonly sandboxPix: { pay(txid: string, amountCents: number): Promise<{ endToEndId: string; valor: string; horario: string }> } | null;
+  /** This process's own address, the callback base when no public one is configured. */
+  listeningAt(baseUrl: string): void;
+  close(): Promise<void>;
+}
+
+/** The connector's operation, or a bug: the rail was configured with a connector that lacks it. */
+export function operation<K extends keyof Connector>(connector: Connector, name: K): NonNullable<Connector[K]> {
+  const op = connector[name];
+  if (typeof op !== 'function') throw new Error(`the ${connector.name} connector has no ${String(name)} operation`);
+  return op.bind(connector) as NonNullable<Connector[K]>;
 }

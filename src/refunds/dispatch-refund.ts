@@ -1,25 +1,29 @@
 import type { AppContext } from '../context.ts';
+import { operation } from '../providers/ports.ts';
+import { settleRefund } from '../transactions/refund-moves.ts';
+import { findRefund, type RefundRow, setProviderRef, unsentRefunds } from '../transactions/refunds-repo.ts';
 import { findTransaction } from '../transactions/transactions-repo.ts';
 import type { Job } from '../workers/job.ts';
-import { settleRefund } from './refund-moves.ts';
-import { findRefund, type RefundRow, setProviderRef, unsentRefunds } from './refunds-repo.ts';
 
 /**
- * Hands a PENDING refund to its provider, outside any database transaction, and records the answer:
- * settled now, or accepted (its reference kept; the provider reports the outcome later). Throws when
- * the provider cannot be reached: the refund stays PENDING without a reference and the job sends it again.
+ * Hands a PENDING refund to the provider of its sale, outside any database transaction, and records
+ * the answer: settled now, or accepted (its reference kept; the provider reports the outcome later).
+ * Throws when the provider cannot be reached: the refund stays PENDING without a reference and the
+ * job sends it again.
  */
 export async function dispatchRefund(ctx: AppContext, refund: RefundRow): Promise<RefundRow> {
   const sale = await findTransaction(ctx.db, Number(refund.transaction_id));
   if (!sale) throw new Error(`refund ${refund.id}: its transaction is gone`);
-  const outcome = await ctx.providers.refunds.refund({
+  const outcome = await operation(
+    ctx.providers.connector(sale.provider),
+    'refund',
+  )({
     refundId: Number(refund.id),
     amountCents: Number(refund.amount),
     transactionId: sale.id,
     paymentMethod: sale.payment_method,
     externalTransactionId: sale.external_transaction_id,
     pixEndToEndId: sale.pix_end_to_end_id,
-    providerData: sale.provider_data,
   });
   if (outcome.status === 'PENDING') {
     await setProviderRef(ctx.db, Number(refund.id), outcome.providerRef);

@@ -1,10 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { finalAnswer, idempotent, type StoredResponse } from '../http/idempotency.ts';
+import { requestRefund } from '../transactions/refund-moves.ts';
+import type { RefundRow } from '../transactions/refunds-repo.ts';
 import { dispatchRefund } from './dispatch-refund.ts';
-import { requestRefund } from './refund-moves.ts';
 import { refundView } from './refund-view.ts';
-import type { RefundRow } from './refunds-repo.ts';
 
 export interface RefundAsk {
   sellerId: number;
@@ -37,7 +37,14 @@ export async function refundSale(ctx: AppContext, ask: RefundAsk, log: FastifyBa
     singleStatement: true,
   };
   const answer = await idempotent(request, async (q) => {
-    made.refund = await requestRefund(q, ask.transactionId, { amount: ask.amount, requestedBy: 'SELLER', sellerId: ask.sellerId }, ctx.clock.now());
+    const requested = await requestRefund(
+      q,
+      ask.transactionId,
+      { amount: ask.amount, requestedBy: 'SELLER', sellerId: ask.sellerId },
+      ctx.clock.now(),
+    );
+    if (!requested.ok) return requested;
+    made.refund = requested.value;
     return { status: 201, body: refundView(made.refund) };
   });
   const { refund } = made;

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { iso, Nullable, StringEnum } from '../http/router.ts';
-import type { RefundRow } from './refunds-repo.ts';
+import type { RefundRow } from '../transactions/refunds-repo.ts';
 
 /** CONTRACT §5a. */
 export const Refund = Type.Object(

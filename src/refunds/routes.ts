@@ -1,14 +1,15 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
 import { BOLETO_MAX_AMOUNT_CENTS } from '../domain/boleto.ts';
+import { refusalError } from '../domain/result.ts';
 import { sendAnswer } from '../http/idempotency.ts';
 import { parsePathId } from '../http/ids.ts';
 import { BODY_ERRORS, IDEMPOTENCY_ERRORS, owned, responses, SELLER_ERRORS } from '../http/openapi.ts';
 import { Fields, IdempotencyHeaders, PathId, type Router, sellerSecurity } from '../http/router.ts';
 import { ownTransaction } from '../transactions/own-transaction.ts';
+import { refundsOf } from '../transactions/refunds-repo.ts';
 import { refundSale } from './refund-sale.ts';
 import { Refund, refundView } from './refund-view.ts';
-import { refundsOf } from './refunds-repo.ts';
 
 const RefundBody = Fields(
   {
@@ -78,7 +79,9 @@ export async function refundRoutes(app: Router, ctx: AppContext): Promise<void> 
       },
     },
     async (request) => {
-      const row = await ownTransaction(ctx, request.sellerId, parsePathId(request.params.id));
+      const own = await ownTransaction(ctx, request.sellerId, parsePathId(request.params.id));
+      if (!own.ok) throw refusalError(own.refusal);
+      const row = own.value;
       return { data: (await refundsOf(ctx.db, row.id)).map(refundView) };
     },
   );

@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.ts';
+import { run, sql } from '../db/sql.ts';
 import type { SaleRequest } from '../domain/sale-request.ts';
 import type { CardVerdict } from '../providers/ports.ts';
 import { moveTransaction } from '../transactions/transitions.ts';
@@ -13,15 +14,15 @@ export interface CardLogger {
  * A move the sale no longer allows (a notification got there first) is left as it is.
  */
 export async function submitCardSale(ctx: AppContext, saleId: number, sale: SaleRequest, cvv: string, log: CardLogger): Promise<void> {
-  const submit = ctx.providers.card.submit;
-  const card = sale.card;
-  if (!submit || !card || (sale.paymentMethod !== 'CREDIT_CARD' && sale.paymentMethod !== 'DEBIT_CARD')) return;
-  const verdict = await submit({
+  if (sale.paymentMethod !== 'CREDIT_CARD' && sale.paymentMethod !== 'DEBIT_CARD') return;
+  const connector = ctx.providers.connector(ctx.providers.rails[sale.paymentMethod]);
+  if (!connector.authorise) return;
+  const verdict = await connector.authorise({
     saleId,
     amountCents: sale.amount,
     method: sale.paymentMethod,
     installments: sale.installments ?? 1,
-    card: { ...card, cvv },
+    card: { ...sale.card, cvv },
     customer: sale.customer,
     shipping: sale.shipping,
   });
@@ -35,10 +36,10 @@ export async function submitCardSale(ctx: AppContext, saleId: number, sale: Sale
 export async function recordCardVerdict(ctx: AppContext, saleId: number, verdict: CardVerdict): Promise<void> {
   const at = ctx.clock.now();
   await ctx.db.tx(async (q) => {
-    await q.query(
-      `UPDATE transactions SET external_transaction_id = coalesce($2, external_transaction_id),
-         provider_data = coalesce(provider_data, '{}'::jsonb) || $3::jsonb WHERE id = $1`,
-      [saleId, verdict.externalId, JSON.stringify(verdict.providerData)],
+    await run(
+      q,
+      sql`UPDATE transactions SET external_transaction_id = coalesce(${verdict.externalId}, external_transaction_id),
+            provider_data = coalesce(provider_data, '{}'::jsonb) || ${JSON.stringify(verdict.providerData)}::jsonb WHERE id = ${saleId}`,
     );
     for (const event of verdict.events) {
       const moved = await moveTransaction(q, saleId, event, at);

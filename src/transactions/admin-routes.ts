@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.ts';
+import { refusalError } from '../domain/result.ts';
 import { TRANSACTION_EVENTS } from '../domain/transaction-states.ts';
 import { parsePathId } from '../http/ids.ts';
 import { BODY_ERRORS, existing, OPERATOR_ERRORS, responses } from '../http/openapi.ts';
@@ -36,6 +37,10 @@ export async function transactionAdminRoutes(app: Router, ctx: AppContext): Prom
         ]),
       },
     },
-    async (request) => applyEvent(ctx, parsePathId(request.params.id), request.body.event),
+    async (request) => {
+      const moved = await applyEvent(ctx, parsePathId(request.params.id), request.body.event);
+      if (!moved.ok) throw refusalError(moved.refusal);
+      return moved.value;
+    },
   );
 }

@@ -1,16 +1,21 @@
 import type { AppContext } from '../context.ts';
-import { ApiError } from '../domain/errors.ts';
+import { ok, type Result, refuse } from '../domain/result.ts';
 import type { TransactionEvent } from '../domain/transaction-states.ts';
 import { transactionView } from './transaction-view.ts';
 import { moveTransaction } from './transitions.ts';
 
-/** Applies an event and answers with the transaction; a refused move is 409 and changes nothing. */
-export async function applyEvent(ctx: AppContext, id: number, event: TransactionEvent, sellerId?: number) {
+type TransactionView = ReturnType<typeof transactionView>;
+
+/** Applies an event and answers with the transaction; a refused move (409) changes nothing. With `sellerId`, the sale must be that seller's. */
+export async function applyEvent(ctx: AppContext, id: number, event: TransactionEvent, sellerId?: number): Promise<Result<TransactionView>> {
+  let foreign = false;
   const result = await moveTransaction(ctx.db, id, event, ctx.clock.now(), (row) => {
-    if (sellerId !== undefined && row.seller_id !== sellerId) throw new ApiError('FORBIDDEN', 'This transaction belongs to another account');
+    foreign = sellerId !== undefined && row.seller_id !== sellerId;
+    // Another seller's sale is not looked at further: nothing is written.
+    return !foreign;
   });
-  if (result.kind === 'not_found') throw new ApiError('NOT_FOUND', 'Transaction not found');
-  if (result.kind === 'refused')
-    throw new ApiError('INVALID_TRANSITION', `Cannot apply ${event} to a ${result.row.status} transaction: ${result.reason}`);
-  return transactionView(result.row, result.items);
+  if (result.kind === 'not_found') return refuse('NOT_FOUND', 'Transaction not found');
+  if (foreign) return refuse('FORBIDDEN', 'This transaction belongs to another account');
+  if (result.kind === 'refused') return refuse('INVALID_TRANSITION', `Cannot apply ${event} to a ${result.row.status} transaction: ${result.reason}`);
+  return ok(transactionView(result.row, result.items));
 }

@@ -1,14 +1,14 @@
 import type { AppContext } from '../context.ts';
-import { ApiError } from '../domain/errors.ts';
+import { ok, type Result, refuse } from '../domain/result.ts';
 import { transactionView } from './transaction-view.ts';
 import { findTransaction, itemsOf, type TransactionRow } from './transactions-repo.ts';
 
 /** The seller's own transaction: 404 unknown, 403 another seller's (spec); the API and the panel both ask here. */
-export async function ownTransaction(ctx: AppContext, sellerId: number, id: number): Promise<TransactionRow> {
+export async function ownTransaction(ctx: AppContext, sellerId: number, id: number): Promise<Result<TransactionRow>> {
   const row = await findTransaction(ctx.db, id);
-  if (!row) throw new ApiError('NOT_FOUND', 'Transaction not found');
-  if (row.seller_id !== sellerId) throw new ApiError('FORBIDDEN', 'This transaction belongs to another account');
-  return row;
+  if (!row) return refuse('NOT_FOUND', 'Transaction not found');
+  if (row.seller_id !== sellerId) return refuse('FORBIDDEN', 'This transaction belongs to another account');
+  return ok(row);
 }
 
 /** The API's view of a transaction, its items read. */

@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/db.ts';
-import { maybeOne } from '../db/sql.ts';
+import { maybeOne, run, sql } from '../db/sql.ts';
 import type { FeeSchedule } from '../domain/fees.ts';
+import type { ProviderName } from '../domain/provider-facts.ts';
 import type { ShippingInput } from '../domain/sale-request.ts';
 import type { PaymentMethod, TransactionEvent, TransactionStatus } from '../domain/transaction-states.ts';
 
@@ -38,6 +39,8 @@ export interface TransactionRow {
   boleto_barcode: string | null;
   boleto_due_date: string | null;
   external_transaction_id: string;
+  /** The connector that made the sale; what is sent to a provider later goes to it (CONTRACT §11). */
+  provider: ProviderName;
   provider_data: Record<string, unknown> | null;
   created_at: Date;
   updated_at: Date;
@@ -54,17 +57,17 @@ export interface ItemRow {
 }
 
 // Dates come back as text so a business date never shifts with the process time zone.
-const columns = `t.*, t.boleto_due_date::text AS boleto_due_date`;
+const columns = sql`t.*, t.boleto_due_date::text AS boleto_due_date`;
 
 export async function findTransaction(q: Queryable, id: number): Promise<TransactionRow | null> {
-  const r = await q.query<TransactionRow>(`SELECT ${columns} FROM transactions t WHERE t.id = $1`, [id]);
+  const r = await run<TransactionRow>(q, sql`SELECT ${columns} FROM transactions t WHERE t.id = ${id}`);
   return maybeOne(r);
 }
 
 export async function itemsOf(q: Queryable, ids: number[]): Promise<Map<number, ItemRow[]>> {
   const byTransaction = new Map<number, ItemRow[]>(ids.map((id) => [id, []]));
   if (ids.length === 0) return byTransaction;
-  const r = await q.query<ItemRow>('SELECT * FROM sale_items WHERE transaction_id = ANY($1::bigint[]) ORDER BY id', [ids]);
+  const r = await run<ItemRow>(q, sql`SELECT * FROM sale_items WHERE transaction_id = ANY(${ids}::bigint[]) ORDER BY id`);
   for (const item of r.rows) byTransaction.get(item.transaction_id)?.push(item);
   return byTransaction;
 }
@@ -82,14 +85,17 @@ export interface ListFilter {
 }
 
 export async function listTransactions(q: Queryable, f: ListFilter): Promise<TransactionRow[]> {
-  const r = await q.query<TransactionRow>(
-    `
-    SELECT ${columns} FROM transactions t
-    WHERE t.seller_id = $1 AND ($2::text IS NULL OR t.status = $2) AND ($3::text IS NULL OR t.payment_method = $3)
-      AND ($4::bigint IS NULL OR t.id < $4) AND ($6::timestamptz IS NULL OR t.created_at >= $6)
-      AND ($7::timestamptz IS NULL OR t.created_at < $7)
-    ORDER BY t.id DESC LIMIT $5`,
-    [f.sellerId, f.status ?? null, f.paymentMethod ?? null, f.beforeId ?? null, f.limit, f.from ?? null, f.until ?? null],
+  const status = f.status ?? null;
+  const method = f.paymentMethod ?? null;
+  const from = f.from ?? null;
+  const until = f.until ?? null;
+  const r = await run<TransactionRow>(
+    q,
+    sql`SELECT ${columns} FROM transactions t
+        WHERE t.seller_id = ${f.sellerId} AND (${status}::text IS NULL OR t.status = ${status}) AND (${method}::text IS NULL OR t.payment_method = ${method})
+          AND (${f.beforeId}::bigint IS NULL OR t.id < ${f.beforeId}) AND (${from}::timestamptz IS NULL OR t.created_at >= ${from})
+          AND (${until}::timestamptz IS NULL OR t.created_at < ${until})
+        ORDER BY t.id DESC LIMIT ${f.limit}`,
   );
   return r.rows;
 }

@@ -7,10 +7,13 @@ import { reserveRelease, salePostings } from '../domain/transaction-postings.ts'
 import { applyTransactionEvent, postingKind, type TransactionEvent, type TransactionStatus } from '../domain/transaction-states.ts';
 import { postingsCte } from '../ledger/postings.ts';
 import { outboxCte } from '../notifications/outbox.ts';
-import { type RefundWrite, refundCte } from '../refunds/refund-cte.ts';
+import { type RefundWrite, refundCte } from './refund-cte.ts';
 import { saleMoney, withMoneyUpdate } from './sale-money.ts';
 import { saleForNotification } from './transaction-view.ts';
 import type { ItemRow, TransactionRow } from './transactions-repo.ts';
+
+/** Notified when a sale with provider facts held for it moves: they may apply now (CONTRACT §14). */
+export const held_facts_channel = 'provider_events_held';
 
 export type MoveResult =
   | { kind: 'moved'; row: TransactionRow; items: ItemRow[]; from: TransactionStatus }
@@ -41,12 +44,12 @@ export interface MoveInput {
 }
 
 // The row, its items and the seller's TRANSACTION webhooks: all a plan needs, in one read.
-const read_sql = `
+const readSql = (id: number) => sql`
   SELECT t.*, t.boleto_due_date::text AS boleto_due_date, t.xmin::text AS row_version,
     (SELECT coalesce(json_agg(i ORDER BY i.id), '[]') FROM sale_items i WHERE i.transaction_id = t.id) AS items_json,
     (SELECT coalesce(json_agg(json_build_object('id', w.id, 'url', w.url) ORDER BY w.id), '[]') FROM webhooks w
       WHERE w.seller_id = t.seller_id AND w.deleted_at IS NULL AND 'TRANSACTION' = ANY (w.types)) AS webhooks_json
-  FROM transactions t WHERE t.id = $1`;
+  FROM transactions t WHERE t.id = ${id}`;
 
 /**
  * The one place a transaction changes status. It reads the row, decides the move and everything
@@ -54,20 +57,20 @@ const read_sql = `
  * only if nobody rewrote the row since the read (optimistic concurrency on xmin). A lost race reads
  * again and decides afresh, so two events on one transaction are serialized and a sale is never
  * paid twice. Works inside the caller's transaction or on its own (the statement is atomic).
- * `check` may refuse (throw) after the read, before anything is written.
+ * `check` may refuse (answer false) after the read, before anything is written.
  */
 export async function moveTransaction(
   q: Queryable,
   id: number,
   event: TransactionEvent,
   at: Date,
-  check?: (row: TransactionRow) => void,
+  check?: (row: TransactionRow) => boolean,
 ): Promise<MoveResult> {
   return retryOnConflict(`transaction ${id}: ${event}`, async () => {
     const input = await readForMove(q, id);
     if (!input) return { kind: 'not_found' } as const;
     const { row: before, items } = input;
-    check?.(before);
+    if (check && !check(before)) return { kind: 'refused', row: before, items, reason: 'the caller may not move this transaction' } as const;
     const outcome = applyTransactionEvent(
       { status: before.status, paymentMethod: before.payment_method, lastEvent: before.last_event, refundPending: before.refund_pending > 0 },
       event,
@@ -119,7 +122,7 @@ export function planMove(input: MoveInput, to: TransactionStatus, event: Transac
 }
 
 export async function readForMove(q: Queryable, id: number): Promise<MoveInput | null> {
-  const r = await q.query<TransactionRow & { row_version: string; items_json: ItemRow[]; webhooks_json: WebhookTarget[] }>(read_sql, [id]);
+  const r = await run<TransactionRow & { row_version: string; items_json: ItemRow[]; webhooks_json: WebhookTarget[] }>(q, readSql(id));
   const found = maybeOne(r);
   if (!found) return null;
   const { row_version, items_json, webhooks_json, ...row } = found;
@@ -149,8 +152,14 @@ export async function writeMove(q: Queryable, input: MoveInput, plan: MovePlan):
       INSERT INTO transaction_events (transaction_id, event, from_status, to_status, created_at)
       SELECT id, ${plan.event}::text, ${input.row.status}::text, ${a.status}::text, ${plan.at}::timestamptz FROM moved
       WHERE ${plan.event}::text IS NOT NULL
+    ), held AS (
+      UPDATE provider_events e SET sale_moved = true FROM moved WHERE e.state = 'held' AND e.transaction_id = moved.id
+      RETURNING e.id
+    ), held_wake AS (
+      SELECT pg_notify(${held_facts_channel}, ${a.id}::text) WHERE EXISTS (SELECT 1 FROM held)
     ), ${refundCte(plan.refund, 'moved', a.seller_id, plan.at)}, ${postingsCte(plan.postings, 'moved')}, ${outboxCte(move, plan.outbox, 'moved')}
-    SELECT (SELECT count(*) FROM moved)::int AS moved, (SELECT id FROM refund_row) AS refund_id, (SELECT count(*) FROM woken)::int AS woken`,
+    SELECT (SELECT count(*) FROM moved)::int AS moved, (SELECT id FROM refund_row) AS refund_id, (SELECT count(*) FROM woken)::int AS woken,
+      (SELECT count(*) FROM held_wake)::int AS held`,
   );
   const written = one(r);
   return written.moved === 1 ? { refundId: written.refund_id === null ? null : Number(written.refund_id) } : null;

@@ -62,7 +62,7 @@ export class WorkerRunner {
     while (!this.stopping) {
       let pause = job.idle_interval_ms;
       try {
-        if ((await job.run(this.ctx, wake)) > 0) pause = 0;
+        if ((await job.run(this.ctx, wake, this.log)) > 0) pause = 0;
         unavailable = false;
       } catch (err) {
         // An outage is logged once, not once a second per job.

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DestinationStream } from 'pino';
 import { type App, buildApp } from '../../src/app.ts';
-import { type Config, loadConfig } from '../../src/config.ts';
-import type { AppContext, Clock } from '../../src/context.ts';
+import type { Clock } from '../../src/context.ts';
 import type { MsClock } from '../../src/http/rate-limit.ts';
-import { closeContext, createContext } from '../../src/runtime.ts';
+import { closeContext, createContext, loadSettings, type Runtime, type Settings } from '../../src/runtime.ts';
+import type { Job } from '../../src/workers/job.ts';
 import { freshDatabase, type TestDatabase } from './databases.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
@@ -22,12 +22,12 @@ export interface SellerKeys {
 
 export interface Gateway {
   app: App;
-  ctx: AppContext;
-  config: Config;
+  ctx: Runtime;
+  config: Settings;
   database: TestDatabase;
   createSeller(input?: { name?: string; email?: string }): Promise<SellerKeys>;
   /** Another process's view of the same database (its own pool, cache and listeners). */
-  peer(): Promise<{ app: App; ctx: AppContext; close(): Promise<void> }>;
+  peer(): Promise<{ app: App; ctx: Runtime; close(): Promise<void> }>;
   close(): Promise<void>;
 }
 
@@ -58,8 +58,8 @@ export function testEnv(url: string, env: Record<string, string> = {}): Record<s
   };
 }
 
-function testConfig(url: string, env: Record<string, string> = {}): Config {
-  return loadConfig(testEnv(url, env));
+function testConfig(url: string, env: Record<string, string> = {}): Settings {
+  return loadSettings(testEnv(url, env));
 }
 
 /** A gateway on a database of its own (PGlite in memory, or a fresh PostgreSQL database). */
@@ -113,4 +113,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       await database.drop();
     },
   };
+}
+
+/** One of the jobs the gateway's rails run (`npm start` runs them all in its worker), to run by hand. */
+export function railJob(gw: { ctx: Runtime }, name: string): Job {
+  const job = gw.ctx.rails.jobs.find((j) => j.name === name);
+  if (!job) throw new Error(`no rail job named ${name}: ${gw.ctx.rails.jobs.map((j) => j.name).join(', ')}`);
+  return job;
 }

@@ -2,11 +2,10 @@
 // test that spawns it holds a lock the sale needs, so the request stays in flight until the test
 // kills this process (the crash that must not leave the key held).
 import { buildApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import { createContext } from '../../src/runtime.ts';
+import { createContext, loadSettings } from '../../src/runtime.ts';
 
 const [headersJson, key, bodyJson] = process.argv.slice(2);
-const ctx = await createContext(loadConfig(process.env));
+const ctx = await createContext(loadSettings(process.env));
 const app = await buildApp(ctx);
 await app.ready();
 void app.inject({

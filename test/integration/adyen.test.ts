@@ -2,122 +2,26 @@
 // proxy that checks every request and answer against the official Checkout file, and receives
 // notifications signed as Adyen signs them, each body checked against the official webhooks file.
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { type AdyenDouble, type NotificationItemInput, startAdyenDouble } from '../helpers/adyen-double.ts';
-import { checkAdyenNotification, startAdyenValidatingProxy, type ValidatingProxy } from '../helpers/adyen-spec.ts';
+import type { NotificationItemInput } from '../helpers/adyen-double.ts';
+import {
+  accepted,
+  authorisation,
+  balance,
+  type Json,
+  ledgerOk,
+  notify,
+  paidSale,
+  pspOf,
+  type Rail,
+  read,
+  refund,
+  refundPsp,
+  sale,
+  startRail,
+  stopRail,
+} from '../helpers/adyen-rail.ts';
 import { cardExample, debitExample } from '../helpers/fixtures.ts';
-import { adminHeaders, type Gateway, type SellerKeys, startGateway } from '../helpers/gateway.ts';
-
-type Json = Record<string, unknown>;
-
-interface Rail {
-  gw: Gateway;
-  adyen: AdyenDouble;
-  proxy: ValidatingProxy;
-  seller: SellerKeys;
-  base: string;
-}
-
-async function startRail(env: Record<string, string> = {}): Promise<Rail> {
-  const adyen = await startAdyenDouble();
-  const proxy = await startAdyenValidatingProxy({ target: adyen.url });
-  const gw = await startGateway({
-    env: {
-      CARD_PROVIDER: 'adyen',
-      ADYEN_CHECKOUT_URL: proxy.url,
-      ADYEN_API_KEY: adyen.apiKey,
-      ADYEN_MERCHANT_ACCOUNT: adyen.merchantAccount,
-      ADYEN_HMAC_KEY: adyen.hmacKeyHex,
-      ADYEN_NOTIFICATION_USERNAME: adyen.username,
-      ADYEN_NOTIFICATION_PASSWORD: adyen.password,
-      ...env,
-    },
-  });
-  await gw.app.listen({ port: 0, host: '127.0.0.1' });
-  const base = `http://127.0.0.1:${(gw.app.server.address() as AddressInfo).port}`;
-  return { gw, adyen, proxy, seller: await gw.createSeller(), base };
-}
-
-async function stopRail(r: Rail | undefined): Promise<void> {
-  await r?.gw.close();
-  await r?.proxy.close();
-  await r?.adyen.close();
-}
-
-async function sale(r: Rail, body: Json): Promise<number> {
-  const res = await r.gw.app.inject({ method: 'POST', url: '/api/sales', headers: r.seller.headers, payload: body });
-  assert.equal(res.statusCode, 201, res.body);
-  assert.equal(res.json().sale.status, 'PENDENTE', 'CONTRACT §4: the answer says PENDENTE; the sale moves on after it');
-  return res.json().sale.id;
-}
-
-async function read(r: Rail, id: number): Promise<Json> {
-  const res = await r.gw.app.inject({ method: 'GET', url: `/api/transactions/${id}`, headers: r.seller.headers });
-  assert.equal(res.statusCode, 200, res.body);
-  return res.json();
-}
-
-async function balance(r: Rail): Promise<{ available: number; blocked: number }> {
-  return (await r.gw.app.inject({ method: 'GET', url: '/api/public/balance', headers: r.seller.headers })).json();
-}
-
-async function ledgerOk(r: Rail): Promise<void> {
-  const verify = (await r.gw.app.inject({ method: 'GET', url: '/admin/ledger/verify', headers: adminHeaders })).json();
-  assert.equal(verify.ok, true, JSON.stringify(verify));
-}
-
-/** Sends a signed notification whose body the official webhooks file accepts; what the gateway answered. */
-async function notify(r: Rail, item: NotificationItemInput, options: { tamperHmac?: boolean; username?: string; password?: string } = {}) {
-  assert.deepEqual(checkAdyenNotification(r.adyen.notificationBody(item, options)), [], `${item.eventCode} fixture against adyen-webhooks-v1.json`);
-  return r.adyen.notify(`${r.base}/providers/adyen/notifications`, item, options);
-}
-
-async function accepted(r: Rail, item: NotificationItemInput): Promise<void> {
-  const answer = await notify(r, item);
-  assert.deepEqual(answer, { status: 200, body: '[accepted]' });
-}
-
-const pspOf = async (r: Rail, id: number) => (await read(r, id)).externalTransactionId as string;
-const authorisation = (id: number, psp: string, amount: number, success = true): NotificationItemInput => ({
-  eventCode: 'AUTHORISATION',
-  success,
-  pspReference: psp,
-  merchantReference: String(id),
-  amount: { value: amount },
-});
-
-/** A credit sale made PAGO by Adyen's AUTHORISATION (automatic capture). */
-async function paidSale(r: Rail, amount = 16000): Promise<{ id: number; psp: string }> {
-  const id = await sale(
-    r,
-    cardExample('4111111111111111', '123', { amount, items: [{ title: 'Camiseta', unitPrice: amount - 1000, quantity: 1, tangible: true }] }),
-  );
-  const psp = await pspOf(r, id);
-  await accepted(r, authorisation(id, psp, amount));
-  assert.equal((await read(r, id)).status, 'PAGO');
-  return { id, psp };
-}
-
-async function refund(r: Rail, id: number, amount?: number): Promise<Json> {
-  const res = await r.gw.app.inject({
-    method: 'POST',
-    url: `/api/transactions/${id}/refund`,
-    headers: r.seller.headers,
-    payload: amount === undefined ? {} : { amount },
-  });
-  assert.equal(res.statusCode, 201, res.body);
-  return res.json();
-}
-
-/** The pspReference Adyen's double gave a refund request of ours. */
-function refundPsp(r: Rail, refundId: number): string {
-  const call = r.adyen.requests.find(
-    (c) => c.path.endsWith('/refunds') && (c.body as Json).reference === `refund-${refundId}` && c.answer?.status === 201,
-  );
-  assert.ok(call, `refund-${refundId} reached Adyen`);
-  return (call.answer!.body as Json).pspReference as string;
-}
 
 describe('CARD_PROVIDER=adyen, automatic capture', () => {
   let r: Rail;
@@ -143,7 +47,9 @@ describe('CARD_PROVIDER=adyen, automatic capture', () => {
     assert.deepEqual(body.amount, { currency: 'BRL', value: 16000 });
     assert.deepEqual(body.installments, { value: 3 });
     assert.equal((body.paymentMethod as Json).fundingSource, 'credit');
-    assert.equal(call.headers['idempotency-key'], `payment-${id}`);
+    // CONTRACT §11.2: every key carries the installation's id, so no other installation on this account sends it.
+    assert.equal(call.headers['idempotency-key'], `${r.gw.ctx.installationId}-payment-${id}`);
+    assert.match(r.gw.ctx.installationId, /^[a-z0-9]{12}$/);
     assert.equal(body.captureDelayHours, 0, 'automatic capture: captured at once');
     const psp = (call.answer!.body as Json).pspReference as string;
 
@@ -273,7 +179,7 @@ describe('CARD_PROVIDER=adyen, automatic capture', () => {
     await ledgerOk(r);
   });
 
-  test('a dispute item with a pspReference of its own is matched by the payment reference; a chargeback waits for a pending refund (503, then applied)', async () => {
+  test('a dispute item with a pspReference of its own is matched by the payment reference; a chargeback waits for a pending refund (held, then applied)', async () => {
     const s1 = await paidSale(r);
     await accepted(r, {
       eventCode: 'NOTIFICATION_OF_CHARGEBACK',
@@ -293,14 +199,14 @@ describe('CARD_PROVIDER=adyen, automatic capture', () => {
       merchantReference: String(s2.id),
       amount: { value: 16000 },
     };
-    const waiting = await notify(r, chargeback);
-    assert.equal(waiting.status, 503, waiting.body);
+    // CONTRACT §14: stored and acknowledged; holding it is the gateway's job, not a resend's.
+    await accepted(r, chargeback);
     assert.equal((await read(r, s2.id)).status, 'PAGO');
-    assert.equal(
-      (await r.gw.ctx.db.query("SELECT 1 FROM adyen_notifications WHERE event_code = 'CHARGEBACK' AND psp_reference = $1", [s2.psp])).rowCount,
-      0,
-      'rolled back: Adyen sends it again',
+    const held = await r.gw.ctx.db.query<{ state: string }>(
+      "SELECT state FROM provider_events WHERE provider = 'adyen' AND kind = 'CHARGEBACK' AND external_reference = $1",
+      [s2.psp],
     );
+    assert.deepEqual(held.rows, [{ state: 'held' }], 'held until the refund settles');
     const refundItem = {
       eventCode: 'REFUND',
       success: true,
@@ -310,6 +216,7 @@ describe('CARD_PROVIDER=adyen, automatic capture', () => {
       amount: { value: 1000 },
     };
     await accepted(r, refundItem);
+    assert.equal((await read(r, s2.id)).status, 'CHARGEBACK', 'applied as soon as the refund settled');
     await accepted(r, chargeback);
     assert.equal((await read(r, s2.id)).status, 'CHARGEBACK');
 
@@ -365,7 +272,7 @@ describe('CARD_PROVIDER=adyen, automatic capture', () => {
     assert.equal((await read(r, id)).status, 'CANCELADO');
     const reversal = r.adyen.requests.find((c) => c.path === '/payments/ODDPSP0000000001/reversals');
     assert.ok(reversal, 'the money went back by a reversal');
-    assert.equal(reversal.headers['idempotency-key'], 'reversal-ODDPSP0000000001');
+    assert.equal(reversal.headers['idempotency-key'], `${r.gw.ctx.installationId}-reversal-ODDPSP0000000001`);
     const kept = await r.gw.ctx.db.query<{ outcome: string }>("SELECT outcome FROM adyen_notifications WHERE psp_reference = 'ODDPSP0000000001'");
     assert.match(kept.rows[0]!.outcome, /CANCELADO sale: returned/);
     await accepted(r, {

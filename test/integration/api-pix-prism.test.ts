@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { newCobTxid } from '../../src/pix/pix-charges.ts';
-import { type ApiPixClient, createApiPixClient } from '../../src/pix-rail/api-pix-client.ts';
+import { type ApiPixClient, createApiPixClient } from '../../src/providers/api-pix/client/api-pix-client.ts';
+import { cobTxid } from '../../src/providers/api-pix/keys.ts';
 import { prismCli, startPrism } from '../helpers/prism.ts';
 
 interface Seen {
@@ -65,7 +65,7 @@ describe('the api-pix connector against Prism serving the official file', { skip
   });
 
   test('every operation the gateway uses: Prism finds nothing wrong with any request', async () => {
-    const txid = newCobTxid();
+    const txid = cobTxid('prismtest000');
     // A CNPJ debtor: the file writes its CPF pattern as a regex literal ("/^\\d{11}$/") that no CPF
     // matches, and Prism reads it as written (our harness reads it without the slashes: API_PIX_ERRATA).
     const calls: [string, () => Promise<unknown>][] = [

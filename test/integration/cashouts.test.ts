@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { payoutAutopilotJob } from '../../src/cashouts/jobs.ts';
+import { payoutAutopilotJob } from '../../src/providers/sandbox/autopilot.ts';
 import { onPostgres } from '../helpers/databases.ts';
 import { fund } from '../helpers/funding.ts';
 import { adminHeaders, type Gateway, type SellerKeys, startGateway } from '../helpers/gateway.ts';

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type App, buildApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
 import type { AppContext } from '../../src/context.ts';
 import { createDeliveryJob } from '../../src/notifications/delivery.ts';
-import { closeContext, createContext } from '../../src/runtime.ts';
+import { closeContext, createContext, loadSettings } from '../../src/runtime.ts';
 import { WorkerRunner } from '../../src/workers/runner.ts';
 import { onPostgres, testDatabaseUrl } from '../helpers/databases.ts';
 import { adminHeaders, type Gateway, type SellerKeys, startGateway, testEnv } from '../helpers/gateway.ts';
@@ -49,7 +48,7 @@ describe('database outages (through a TCP proxy the test owns)', { skip: !onPost
     gw = await startGateway();
     const target = new URL(testDatabaseUrl!);
     proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    ctx = await createContext(loadConfig(testEnv(proxy.urlFor(gw.database.url))));
+    ctx = await createContext(loadSettings(testEnv(proxy.urlFor(gw.database.url))));
     app = await buildApp(ctx);
     await app.ready();
     rx = await startReceiver();

@@ -15,12 +15,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
-import { ApiError } from '../../src/domain/errors.ts';
-import { requestRefund, settleRefund } from '../../src/refunds/refund-moves.ts';
+import type { Fact } from '../../src/domain/provider-facts.ts';
+import { applyProviderFact } from '../../src/providers/events/apply-fact.ts';
 import { reserveReleaseJob } from '../../src/transactions/jobs.ts';
+import { requestRefund, settleRefund } from '../../src/transactions/refund-moves.ts';
 import { onPostgres } from '../helpers/databases.ts';
+import { FactModel, type ModelFact } from '../helpers/fact-model.ts';
 import { allows, EVENT_TABLE, EVENTS, METHODS, type Method, type Status, type TxEvent } from '../helpers/fixtures.ts';
-import { adminHeaders, type Gateway, type SellerKeys, startGateway } from '../helpers/gateway.ts';
+import { adminHeaders, type Gateway, railJob, type SellerKeys, startGateway } from '../helpers/gateway.ts';
 import {
   bpHalfEven,
   CASHOUT_EVENT_TABLE,
@@ -111,7 +113,17 @@ type Op =
       /** Then a dispute of what is left (without it, disputes after a partial refund were rare): opened, lost, or won. */
       dispute: 'none' | 'open' | 'lose' | 'win';
     }
-  | { kind: 'settleRefund'; sale: number; outcome: 'SUCCEEDED' | 'FAILED' };
+  | { kind: 'settleRefund'; sale: number; outcome: 'SUCCEEDED' | 'FAILED' }
+  /**
+   * A provider fact (CONTRACT §14) about a sale (the first, from the `sale`-th newest, of a method the
+   * fact concerns), through the one apply step, out of order as providers send them: a dispute step
+   * before its payment or after a refund, an authorisation of the sale's amount or of another, or a
+   * fact sent again. Held facts are tried again whenever their sale moves (the job, after every op).
+   */
+  | { kind: 'fact'; sale: number; fact: FactOp; pick: number };
+
+type FactOp = 'opened' | 'reversed' | 'lost' | 'med' | 'authorised' | 'otherAmount' | 'repeat';
+const FACT_OPS: readonly FactOp[] = ['opened', 'reversed', 'lost', 'med', 'authorised', 'otherAmount', 'repeat'];
 
 const cents = fc.oneof({ arbitrary: fc.integer({ min: 0, max: 500 }), weight: 4 }, { arbitrary: fc.integer({ min: 0, max: 600_000 }), weight: 1 });
 const basisPoints = fc.oneof(
@@ -241,6 +253,10 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     weight: 2,
   },
   {
+    arbitrary: fc.record({ kind: fc.constant('fact' as const), sale: saleRefArb, fact: fc.constantFrom(...FACT_OPS), pick: fc.nat() }),
+    weight: 6,
+  },
+  {
     arbitrary: fc.record({
       kind: fc.constant('tick' as const),
       ms: fc.oneof(
@@ -253,6 +269,29 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 );
 
 const DEAD_ENDS: readonly TxEvent[] = ['CANCELLED', 'EXPIRED', 'DECLINED', 'PROCESSING_ERROR'];
+
+function modelFactOf(op: Exclude<FactOp, 'repeat'>, sale: ModelSale): ModelFact {
+  if (op === 'med') return { kind: 'MED' };
+  if (op === 'authorised') return { kind: 'AUTHORISATION', amount: sale.amount };
+  if (op === 'otherAmount') return { kind: 'AUTHORISATION', amount: sale.amount + 1 };
+  return { kind: 'CHARGEBACK', step: op };
+}
+
+/** The model's fact as a connector hands it to the apply step, naming the sale by our reference. */
+function gatewayFactOf(fact: ModelFact, sale: ModelSale): Fact {
+  const ref = { ids: [], saleId: sale.id, referenceSuffices: true };
+  if (fact.kind === 'MED') return { kind: 'MED', sale: ref, devolucaoId: `med${sale.id}`, amount: sale.amount };
+  if (fact.kind === 'CHARGEBACK') return { kind: 'CHARGEBACK', sale: ref, step: fact.step };
+  return {
+    kind: 'AUTHORISATION',
+    sale: ref,
+    paymentId: `pay${sale.id}`,
+    amount: fact.amount,
+    currency: 'BRL',
+    authorised: true,
+    captureByGateway: false,
+  };
+}
 
 const scenarioArb = fc.record({
   // each seller's own schedule before anything happens (none: follows the platform); mostly with a reserve
@@ -309,6 +348,7 @@ describe('money property: random sequences against the independent model', () =>
   async function runScenario(scenario: { initial: (SchedulePatch | null)[]; ops: Op[] }): Promise<void> {
     now = START;
     const model = new MoneyModel();
+    const facts = new FactModel(model);
     // the platform back to the contract's defaults (full schedule, so the model knows it exactly)
     const reset = await inject('PATCH', '/admin/settings', adminHeaders, { feeSchedule: defaultSchedule() });
     assert.equal(reset.statusCode, 200, reset.body);
@@ -412,10 +452,9 @@ describe('money property: random sequences against the independent model', () =>
         return settled(sale, 'SUCCEEDED');
       }
       const codes = { refused: 'INVALID_TRANSITION', exceeds: 'REFUND_EXCEEDS_AMOUNT' } as const;
-      const row = await requestRefund(gw.ctx.db, sale.id, { amount, requestedBy: 'PLATFORM' }, new Date(now)).catch((e: unknown) => {
-        if (expected !== 'requested' && e instanceof ApiError && e.code === codes[expected]) return null;
-        throw e;
-      });
+      const made = await requestRefund(gw.ctx.db, sale.id, { amount, requestedBy: 'PLATFORM' }, new Date(now));
+      if (!made.ok && (expected === 'requested' || made.refusal.code !== codes[expected])) throw new Error(`${label}: ${made.refusal.message}`);
+      const row = made.ok ? made.value : null;
       assert.equal(row === null, expected !== 'requested', `${label}: requested ${expected}`);
       if (row && settle !== 'later') {
         await settleRefund(
@@ -433,9 +472,45 @@ describe('money property: random sequences against the independent model', () =>
       count(`refund ${outcome}${outcome === 'SUCCEEDED' ? (sale.status === 'ESTORNADO' ? ' (final)' : ' (partial)') : ''}`);
     }
 
+    const sentFacts: { identity: string; saleId: number; fact: ModelFact; provider: 'sandbox' | 'api-pix' }[] = [];
+    /** Sends a provider fact to the gateway's apply step and to the model; the gateway must end it in the model's state. */
+    async function sendFact(op: Extract<Op, { kind: 'fact' }>): Promise<void> {
+      if (op.fact === 'repeat' && sentFacts.length === 0) return;
+      const again = op.fact === 'repeat' ? sentFacts[op.pick % sentFacts.length] : undefined;
+      const methods: readonly Method[] = op.fact === 'med' ? ['PIX'] : ['CREDIT_CARD', 'DEBIT_CARD'];
+      const candidates = fromNewest(saleIds, op.sale, (id) => model.sale(id)).filter((s) => methods.includes(s.method));
+      // Half the time a paid sale, where a dispute can apply; else the newest, paid or not (out of order).
+      const paid = op.pick % 2 === 0 ? candidates.find((s) => s.split !== null) : undefined;
+      const sale = again ? model.sale(again.saleId) : (paid ?? candidates[0]);
+      if (!sale) return;
+      const fact = again?.fact ?? modelFactOf(op.fact as Exclude<FactOp, 'repeat'>, sale);
+      const sent = again ?? {
+        identity: `fact-${sale.id}-${sentFacts.length}`,
+        saleId: sale.id,
+        fact,
+        provider: sale.method === 'PIX' ? 'api-pix' : 'sandbox',
+      };
+      const label = `${JSON.stringify(fact)} on sale ${sale.id} (${sale.method} ${sale.status}, refund pending ${sale.pendingRefund})`;
+      const heldBefore = facts.heldCount();
+      const expected = facts.send(sent.identity, sale.id, fact, now);
+      count('provider fact held, then taken at once by a later fact', Math.max(0, heldBefore - facts.heldCount()));
+      const got = await applyProviderFact(gw.ctx, {
+        provider: sent.provider,
+        identity: sent.identity,
+        externalReference: `sale-${sale.id}`,
+        fact: gatewayFactOf(fact, sale),
+      });
+      assert.equal(got.state, expected, label);
+      if (!again) sentFacts.push(sent);
+      count(`provider fact ${op.fact} ${expected}`);
+    }
+
     for (const op of scenario.ops) {
       stats.steps++;
       switch (op.kind) {
+        case 'fact':
+          await sendFact(op);
+          break;
         case 'cashout': {
           const richest = sellers.reduce((best, s) => (model.balance(s.id).available > model.balance(best.id).available ? s : best));
           const seller = op.seller === null ? richest : sellers[op.seller]!;
@@ -572,7 +647,20 @@ describe('money property: random sequences against the independent model', () =>
           break;
         }
       }
+      // What moved a sale may let its held facts apply: the gateway's job, and the model, try them again.
+      if (facts.heldCount() > 0) {
+        const heldBefore = facts.heldCount();
+        await railJob(gw, 'provider-events-held').run(gw.ctx);
+        facts.retryAll(now);
+        count('provider fact held, then taken by the job', heldBefore - facts.heldCount());
+      }
     }
+    const held = await gw.ctx.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM provider_events WHERE state = 'held' AND transaction_id = ANY($1::bigint[])",
+      [saleIds],
+    );
+    assert.equal(held.rows[0]!.n, facts.heldCount(), 'the facts still held');
+    count('provider fact still held at the end', facts.heldCount());
 
     // ---- after the sequence: the gateway and the model agree ----
     const verifyStarted = performance.now();

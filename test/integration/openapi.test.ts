@@ -132,6 +132,13 @@ describe('OpenAPI document (CONTRACT §13)', () => {
       const read = await ok('get', `/api/transactions/${sale.id}`, seller.headers);
       return { txid: String(read.externalTransactionId) };
     },
+    resolveProviderEvent: async () => {
+      // A Pix for no sale: the PSP's callback makes it a provider event for the operator.
+      const paid = await ok('post', `/sandbox/pix/unclaimed${Date.now()}/pay`, adminHeaders, { amount: 1000 });
+      await ok('post', `/providers/pix/${gw.config.pixRail.webhookSecret}/pix`, {}, { pix: [{ endToEndId: paid.endToEndId }] });
+      const open = await ok('get', '/admin/provider-events?state=needs_operator&limit=1', adminHeaders);
+      return { id: String((open.data as Json[])[0]!.id) };
+    },
     createPanelInvite: async () => ({ id: await newSellerId() }),
     getSeller: async () => ({ id: await newSellerId() }),
     updateSeller: async () => ({ id: await newSellerId() }),

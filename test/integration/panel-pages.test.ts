@@ -10,10 +10,9 @@ import jsQRImport from 'jsqr';
 import type { Browser, Page } from 'playwright-core';
 import pngjs from 'pngjs';
 import { createDeliveryJob } from '../../src/notifications/delivery.ts';
-import { createPixReconcileJob } from '../../src/pix/reconcile-job.ts';
 import { axeCheck, browserSkipReason, launchBrowser, newPage, screenshot } from '../helpers/browser.ts';
 import { pixExample } from '../helpers/fixtures.ts';
-import { adminHeaders, type Gateway, type SellerKeys, startGateway } from '../helpers/gateway.ts';
+import { adminHeaders, type Gateway, railJob, type SellerKeys, startGateway } from '../helpers/gateway.ts';
 import { type Receiver, startReceiver } from '../helpers/receiver.ts';
 
 const jsQR = (typeof jsQRImport === 'function' ? jsQRImport : jsQRImport.default) as typeof jsQRImport.default;
@@ -63,8 +62,8 @@ describe('the seller panel pages in a browser', { skip: browserSkipReason() }, (
     gw = await startGateway({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
     await gw.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(gw.app.server.address() as AddressInfo).port}`;
-    gw.ctx.pix.listeningAt(base);
-    await createPixReconcileJob(gw.config).run(gw.ctx); // registers the PSP's callback to this gateway
+    gw.ctx.providers.listeningAt(base);
+    await railJob(gw, 'pix-reconcile').run(gw.ctx); // registers the PSP's callback to this gateway
     rx = await startReceiver();
     browser = await launchBrowser();
     seller = await gw.createSeller({ name: 'Loja das Vendas', email: EMAIL });

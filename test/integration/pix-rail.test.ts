@@ -7,13 +7,12 @@ import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { createPixReconcileJob } from '../../src/pix/reconcile-job.ts';
-import { createApiPixClient } from '../../src/pix-rail/api-pix-client.ts';
-import { settleRefund } from '../../src/refunds/refund-moves.ts';
+import { createApiPixClient } from '../../src/providers/api-pix/client/api-pix-client.ts';
+import { settleRefund } from '../../src/transactions/refund-moves.ts';
 import type { Job } from '../../src/workers/job.ts';
 import { checkApiPixCallback, startValidatingProxy, type ValidatingProxy } from '../helpers/api-pix-spec.ts';
 import { pixExample } from '../helpers/fixtures.ts';
-import { adminHeaders, type Gateway, type SellerKeys, startGateway } from '../helpers/gateway.ts';
+import { adminHeaders, type Gateway, railJob, type SellerKeys, startGateway } from '../helpers/gateway.ts';
 
 interface Tap {
   url: string;
@@ -57,22 +56,22 @@ describe('the PIX rail: the api-pix connector against the embedded PSP', () => {
   let reconcile: Job;
   const inject = (method: 'GET' | 'POST', url: string, headers: Record<string, string>, payload?: object) =>
     gw.app.inject({ method, url, headers, ...(payload ? { payload } : {}) });
-  const psp = () => gw.ctx.pix.psp!;
+  const psp = () => gw.ctx.rails.psp!;
 
   before(async () => {
     gw = await startGateway({ env: { PIX_RECONCILE_SECONDS: '5' } });
     await gw.app.listen({ port: 0, host: '127.0.0.1' });
     tap = await startCallbackTap((gw.app.server.address() as AddressInfo).port);
-    gw.ctx.pix.listeningAt(tap.url);
+    gw.ctx.providers.listeningAt(tap.url);
     proxy = await startValidatingProxy({ target: psp().apiUrl });
-    await gw.ctx.pix.client.close();
-    gw.ctx.pix.client = createApiPixClient({
+    await gw.ctx.rails.apiPix.client.close();
+    gw.ctx.rails.apiPix.client = createApiPixClient({
       baseUrl: proxy.url,
       tokenUrl: psp().tokenUrl,
       clientId: psp().clientId,
       clientSecret: psp().clientSecret,
     });
-    reconcile = createPixReconcileJob(gw.config);
+    reconcile = railJob(gw, 'pix-reconcile');
     await reconcile.run(gw.ctx); // registers the callback URL (PUT /webhook/{chave})
     seller = await gw.createSeller();
   });
@@ -83,7 +82,7 @@ describe('the PIX rail: the api-pix connector against the embedded PSP', () => {
   });
 
   test('at start the worker registered the callback URL at the PSP (PUT /webhook/{chave}), keyed by the secret path', async () => {
-    const webhook = await gw.ctx.pix.client.getWebhook(gw.config.pixReceiverKey);
+    const webhook = await gw.ctx.rails.apiPix.client.getWebhook(gw.config.pixReceiverKey);
     assert.equal(webhook.webhookUrl, `${tap.url}/providers/pix/${gw.config.pixRail.webhookSecret}`);
   });
 
@@ -158,7 +157,7 @@ describe('the PIX rail: the api-pix connector against the embedded PSP', () => {
     const cancelled = await sale(4000);
     assert.equal((await inject('POST', `/api/transactions/${cancelled.id}/cancel`, seller.headers)).statusCode, 200);
     await reconcile.run(gw.ctx);
-    assert.equal((await gw.ctx.pix.client.getCob(cancelled.txid)).status, 'REMOVIDA_PELO_USUARIO_RECEBEDOR');
+    assert.equal((await gw.ctx.rails.apiPix.client.getCob(cancelled.txid)).status, 'REMOVIDA_PELO_USUARIO_RECEBEDOR');
     const late = (await pay(cancelled.txid)).json().endToEndId as string;
     assert.equal((await received(late))?.return_reason, 'the sale is CANCELADO');
     await psp().settleDevolucoes();
@@ -248,8 +247,8 @@ describe('the PIX rail: the api-pix connector against the embedded PSP', () => {
   });
 
   test('a PSP that cannot be reached: the sale answers 502 PROVIDER_ERROR and nothing is written', async () => {
-    const working = gw.ctx.pix.client;
-    gw.ctx.pix.client = createApiPixClient({
+    const working = gw.ctx.rails.apiPix.client;
+    gw.ctx.rails.apiPix.client = createApiPixClient({
       baseUrl: 'http://127.0.0.1:9/api/v2',
       tokenUrl: 'http://127.0.0.1:9/oauth/token',
       clientId: 'x',
@@ -264,23 +263,23 @@ describe('the PIX rail: the api-pix connector against the embedded PSP', () => {
       assert.equal(res.json().errorType, 'PROVIDER_ERROR');
       assert.equal(await count(), before);
     } finally {
-      await gw.ctx.pix.client.close();
-      gw.ctx.pix.client = working;
+      await gw.ctx.rails.apiPix.client.close();
+      gw.ctx.rails.apiPix.client = working;
     }
   });
 
   test('a MED devolução while a refund is PENDING waits, recorded, and is applied once the refund settles', async () => {
     const { id, txid } = await sale(8000);
     const e2e = (await pay(txid)).json().endToEndId as string;
-    const rail = gw.ctx.providers.refunds;
-    gw.ctx.providers.refunds = { refund: async () => ({ status: 'PENDING', providerRef: 'held-by-test' }) };
+    const rail = gw.ctx.rails.apiPix.refund;
+    gw.ctx.rails.apiPix.refund = async () => ({ status: 'PENDING', providerRef: 'held-by-test' });
     let refundId: number;
     try {
       const refund = await inject('POST', `/api/transactions/${id}/refund`, seller.headers, { amount: 1000 });
       assert.equal(refund.json().status, 'PENDING', refund.body);
       refundId = refund.json().id;
     } finally {
-      gw.ctx.providers.refunds = rail;
+      gw.ctx.rails.apiPix.refund = rail;
     }
     await psp().openMedDevolucao(e2e, { amountCents: 7000, natureza: 'MED_FRAUDE' });
     assert.equal((await read(id)).status, 'PAGO', 'the MED cannot open while the refund is pending');
@@ -293,6 +292,7 @@ describe('the PIX rail: the api-pix connector against the embedded PSP', () => {
     assert.equal(await open(), 1, 'recorded, not dropped');
     await settleRefund(gw.ctx.db, refundId, { status: 'FAILED', reason: 'test' }, new Date());
     await reconcile.run(gw.ctx);
+    await railJob(gw, 'provider-events-held').run(gw.ctx);
     assert.equal((await read(id)).status, 'ESTORNADO', 'reconciliation applied the MED');
     assert.equal(await open(), 0);
     await verify();
@@ -300,10 +300,11 @@ describe('the PIX rail: the api-pix connector against the embedded PSP', () => {
 
   test('a return the PSP refuses for good is shown NAO_REALIZADO and holds back nothing else', async () => {
     const ghost = `E${'9'.repeat(31)}`;
+    // A Pix received for no sale, whose return was never sent (the followup job sends it).
     await gw.ctx.db.query(
-      `INSERT INTO pix_received (end_to_end_id, txid, amount, paid_at, outcome, return_reason, return_id, return_status, created_at)
-       VALUES ($1, NULL, 100, now(), 'RETURNED', 'no sale has this txid', $2, 'TO_SEND', now())`,
-      [ghost, `rt${ghost.slice(-30)}`],
+      `INSERT INTO provider_events (provider, identity, kind, state, reason, fact, amount, external_reference, followup, followup_status, followup_at, received_at)
+       VALUES ('api-pix', $1, 'PIX_RECEIVED', 'needs_operator', 'no sale has this txid', $2::jsonb, 100, $1, 'RETURN', 'TO_SEND', now() - interval '1 minute', now())`,
+      [ghost, JSON.stringify({ kind: 'PIX_RECEIVED', endToEndId: ghost, txid: null, amount: 100, paidAt: new Date().toISOString() })],
     );
     const { id, txid } = await sale(2000);
     psp().setCallbacks('drop');
@@ -313,6 +314,7 @@ describe('the PIX rail: the api-pix connector against the embedded PSP', () => {
       psp().setCallbacks('deliver');
     }
     await reconcile.run(gw.ctx);
+    await railJob(gw, 'provider-followups').run(gw.ctx);
     const row = await received(ghost);
     assert.equal(row?.return_status, 'NAO_REALIZADO');
     assert.equal((await read(id)).status, 'PAGO', 'the rest of reconciliation ran');

@@ -3,9 +3,9 @@
 // that cannot be reached, and what a partial refund leaves for a dispute.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { RefundProvider } from '../../src/providers/ports.ts';
+import type { Connector } from '../../src/providers/ports.ts';
 import { createRefundDispatchJob } from '../../src/refunds/dispatch-refund.ts';
-import { settleRefund } from '../../src/refunds/refund-moves.ts';
+import { settleRefund } from '../../src/transactions/refund-moves.ts';
 import { cardExample, pixExample } from '../helpers/fixtures.ts';
 import { adminHeaders, type Gateway, type SellerKeys, startGateway } from '../helpers/gateway.ts';
 
@@ -15,13 +15,21 @@ describe('refunds (CONTRACT §5a)', () => {
   let now = Date.parse('2026-05-04T12:00:00.000Z');
   const inject = (method: 'GET' | 'POST', url: string, headers: Record<string, string>, payload?: object) =>
     gw.app.inject({ method, url, headers, ...(payload ? { payload } : {}) });
-  const syncRefunds = () => gw.ctx.providers.refunds;
-  let sandboxRefunds: RefundProvider;
+  type Refund = NonNullable<Connector['refund']>;
+  // Every refund the test makes (PIX and cards) goes to this stand-in provider while it is set.
+  const setRefunds = (refund: Refund | null) => {
+    for (const name of ['api-pix', 'sandbox'] as const) {
+      const connector = gw.ctx.providers.connector(name);
+      connector.refund = refund ?? originals.get(name);
+    }
+  };
+  const originals = new Map<string, Refund | undefined>();
+  const sandboxRefunds = { refund: (input: Parameters<Refund>[0]) => originals.get('sandbox')!(input) };
 
   before(async () => {
     gw = await startGateway({ clock: { now: () => new Date(now) } });
     seller = await gw.createSeller();
-    sandboxRefunds = syncRefunds();
+    for (const name of ['api-pix', 'sandbox'] as const) originals.set(name, gw.ctx.providers.connector(name).refund);
   });
   after(async () => {
     await gw?.close();
@@ -150,12 +158,10 @@ describe('refunds (CONTRACT §5a)', () => {
   test('a refund PENDING at its provider blocks its cents, refuses another refund and a dispute, and settles either way', async () => {
     const who = await gw.createSeller();
     const refs: number[] = [];
-    gw.ctx.providers.refunds = {
-      async refund(input) {
-        refs.push(input.refundId);
-        return { status: 'PENDING', providerRef: `dev-${input.refundId}` };
-      },
-    };
+    setRefunds(async (input) => {
+      refs.push(input.refundId);
+      return { status: 'PENDING', providerRef: `dev-${input.refundId}` };
+    });
     try {
       const id = await paidSale('PIX', who);
       const first = await inject('POST', `/api/transactions/${id}/refund`, who.headers, { amount: 4000 });
@@ -191,19 +197,17 @@ describe('refunds (CONTRACT §5a)', () => {
       assert.deepEqual(await balance(who), { available: -298, blocked: 0, total: -298 });
       await verify();
     } finally {
-      gw.ctx.providers.refunds = sandboxRefunds;
+      setRefunds(null);
     }
   });
 
   test('a provider that cannot be reached: 201 PENDING, the cents blocked, and the refund job sends it again', async () => {
     const who = await gw.createSeller();
     let reachable = false;
-    gw.ctx.providers.refunds = {
-      async refund(input) {
-        if (!reachable) throw new Error('connect ECONNREFUSED');
-        return sandboxRefunds.refund(input);
-      },
-    };
+    setRefunds(async (input) => {
+      if (!reachable) throw new Error('connect ECONNREFUSED');
+      return sandboxRefunds.refund(input);
+    });
     try {
       const id = await paidSale('CREDIT_CARD', who);
       const res = await inject('POST', `/api/transactions/${id}/refund`, who.headers, {});
@@ -223,7 +227,7 @@ describe('refunds (CONTRACT §5a)', () => {
       assert.deepEqual(await balance(who), { available: -847, blocked: 0, total: -847 });
       await verify();
     } finally {
-      gw.ctx.providers.refunds = sandboxRefunds;
+      setRefunds(null);
     }
   });
 });

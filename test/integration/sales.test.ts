@@ -206,7 +206,7 @@ describe('POST /api/sales: the Sale answer', () => {
     assert.equal(scanQrDataUri(sale.payment.pix.qrCodeBase64), key, 'the QR is made from the PSP code');
     const read = (await gw.app.inject({ method: 'GET', url: `/api/transactions/${sale.id}`, headers: seller.headers })).json();
     assert.match(read.externalTransactionId, /^[A-Za-z0-9]{26,35}$/, 'the charge txid');
-    const cob = await gw.ctx.pix.client.getCob(read.externalTransactionId);
+    const cob = await gw.ctx.rails.apiPix.client.getCob(read.externalTransactionId);
     assert.deepEqual([cob.status, cob.valor.original, cob.pixCopiaECola], ['ATIVA', '150.00', key], 'the charge at the PSP');
   });
 

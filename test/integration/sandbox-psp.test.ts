@@ -13,9 +13,9 @@ import type { Db } from '../../src/db/db.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { openDb } from '../../src/db/open.ts';
 import { verifyBrCodeCrc } from '../../src/domain/pix-brcode.ts';
-import { createApiPixClient } from '../../src/pix-rail/api-pix-client.ts';
-import { dynamicBrCode } from '../../src/sandbox-psp/brcode.ts';
-import { type Pix, type SandboxPsp, type SandboxPspOptions, startSandboxPsp } from '../../src/sandbox-psp/index.ts';
+import { createApiPixClient } from '../../src/providers/api-pix/client/api-pix-client.ts';
+import { dynamicBrCode } from '../../src/providers/sandbox/psp/brcode.ts';
+import { type Pix, type SandboxPsp, type SandboxPspOptions, startSandboxPsp } from '../../src/providers/sandbox/psp/index.ts';
 // The location payload is served outside the API root, where the harness does not look: its schema is checked here directly.
 import { apiPixDocument, describe as describeErrors, forDirection, validatorFor } from '../helpers/api-pix-document.ts';
 import { checkApiPixCallback, checkApiPixRequest, checkApiPixResponse, startValidatingProxy } from '../helpers/api-pix-spec.ts';

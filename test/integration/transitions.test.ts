@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Db } from '../../src/db/db.ts';
 import { openDb } from '../../src/db/open.ts';
-import { cardAutopilotJob, expiryJob } from '../../src/transactions/jobs.ts';
+import { cardAutopilotJob } from '../../src/providers/sandbox/autopilot.ts';
+import { expiryJob } from '../../src/transactions/jobs.ts';
 import { moveTransaction } from '../../src/transactions/transitions.ts';
 import { onPostgres } from '../helpers/databases.ts';
 import {

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadCardRailConfig } from '../../src/adyen/adyen-config.ts';
-import { actionOf, type NotificationItem } from '../../src/adyen/event-mapping.ts';
-import { notificationHmac, validNotificationHmac } from '../../src/adyen/hmac.ts';
-import { eventsToPaid, paymentRequest, paymentVerdict } from '../../src/adyen/payment-request.ts';
 import { ConfigError } from '../../src/config.ts';
+import { eventsToPaid } from '../../src/domain/fact-plans.ts';
+import { loadCardRailConfig } from '../../src/providers/adyen/config.ts';
+import { notificationHmac, validNotificationHmac } from '../../src/providers/adyen/hmac.ts';
+import { actionOf, type NotificationItem } from '../../src/providers/adyen/notification-facts.ts';
+import { paymentRequest, paymentVerdict } from '../../src/providers/adyen/payment-request.ts';
 import { checkAdyenRequest } from '../helpers/adyen-spec.ts';
 
 // Adyen's own published vector (adyen-php-api-library, tests/Adyen/Util/HmacSignatureTest.php).

@@ -11,7 +11,7 @@ import {
   centsFromValor,
   createApiPixClient,
   valorFromCents,
-} from '../../src/pix-rail/api-pix-client.ts';
+} from '../../src/providers/api-pix/client/api-pix-client.ts';
 import { makeTestCerts, opensslAvailable, type TestCerts } from '../helpers/tls-certs.ts';
 
 const SECRET = 'sup3r-s3cret-client-secret';

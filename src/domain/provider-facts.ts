@@ -1,0 +1,69 @@
+/**
+ * Provider facts (CONTRACT §14): what a provider's message says, typed by its connector (pure
+ * mapping), whatever the rail. The apply step knows only these; no connector's wire shape gets past them.
+ */
+
+/** The connectors this gateway ships; a transaction's and a cashout's `provider`. */
+export const PROVIDER_NAMES = ['sandbox', 'api-pix', 'adyen'] as const;
+export type ProviderName = (typeof PROVIDER_NAMES)[number];
+
+/** The sale a fact concerns, as the provider names it. */
+export interface SaleRef {
+  /** Ids the provider gave the payment (Adyen's pspReference, a charge's txid) or that paid it (a Pix's endToEndId). */
+  ids: string[];
+  /** Our own reference when the provider echoes it back (Adyen's merchantReference: the sale id). */
+  saleId: number | null;
+  /** The reference alone finds the sale even once the provider named it otherwise (a dispute keeps the payment's reference). */
+  referenceSuffices: boolean;
+}
+
+export type DisputeStep = 'opened' | 'reversed' | 'lost';
+
+export type Fact =
+  /** A card payment's authorisation (Adyen AUTHORISATION). */
+  | {
+      kind: 'AUTHORISATION';
+      sale: SaleRef;
+      paymentId: string;
+      amount: number;
+      currency: string;
+      authorised: boolean;
+      /** Manual capture: the gateway captures what is authorised (the connector's setting when it read the fact). */
+      captureByGateway: boolean;
+    }
+  /** A capture's outcome; the money is ours once captured. */
+  | { kind: 'CAPTURE'; sale: SaleRef; paymentId: string; amount: number; currency: string; captured: boolean }
+  /** An authorisation withdrawn before capture. */
+  | { kind: 'CANCELLATION'; sale: SaleRef }
+  /** A refund's outcome: ours when `refundId` names one of our refunds of the payment `paymentId`. */
+  | { kind: 'REFUND'; refundId: number | null; paymentId: string | null; amount: number; succeeded: boolean; reason: string | null }
+  /** A card dispute: opened (the chargeback), reversed (won), lost. */
+  | { kind: 'CHARGEBACK'; sale: SaleRef; step: DisputeStep }
+  /** A PIX dispute (MED) that took the money back: lost. */
+  | { kind: 'MED'; sale: SaleRef; devolucaoId: string; amount: number }
+  /** A Pix received, confirmed with the PSP: it pays the PENDENTE sale its txid names, or is returned whole. */
+  | { kind: 'PIX_RECEIVED'; endToEndId: string; txid: string | null; amount: number; paidAt: string }
+  /** What became of our return of a Pix that paid nothing. */
+  | { kind: 'PIX_RETURN'; endToEndId: string; status: 'SENT' | 'DONE' | 'REFUSED'; detail: string | null }
+  /** Something the provider says that changes nothing here (an event code the gateway does not act on). */
+  | { kind: 'NOTICE'; what: string };
+
+export type FactKind = Fact['kind'];
+
+/** One fact as a connector hands it to the apply step. */
+export interface ProviderFact {
+  provider: ProviderName;
+  /** The provider's own identity of this fact: the same message sent again has the same one. */
+  identity: string;
+  /** The provider's id the operator searches by (pspReference, endToEndId, idEnvio, charge id). */
+  externalReference: string;
+  fact: Fact;
+  /** The provider's own words, kept for the operator (never card data). */
+  source?: Record<string, unknown>;
+}
+
+/** What became of a fact: the contract's three states. */
+export type FactState = 'applied' | 'held' | 'needs_operator';
+
+/** A call the gateway owes the provider because of a fact, made after the commit and sent again until done. */
+export type Followup = 'CAPTURE' | 'RETURN';

@@ -1,0 +1,117 @@
+/**
+ * A key claimed before a provider call (CONTRACT §3, §11): the request that calls a provider before
+ * its write claims its Idempotency-Key first, so a concurrent request with the same key is told
+ * IDEMPOTENCY_KEY_IN_USE instead of making a second provider call. The claim is a lease on the
+ * database's clock, renewed while its holder works: a holder that crashed frees the key within
+ * `claim_lease_ms`. The answer's transaction deletes the claim as it stores the answer.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Db, Queryable } from '../db/db.ts';
+import { maybeOne, run, type Sql, sql } from '../db/sql.ts';
+
+export const claim_lease_ms = 3_000;
+// Renewed well before it lapses: two renewals may fail before another request can take the key over.
+const renew_every_ms = 1_000;
+
+export interface KeyIds {
+  sellerId: number;
+  endpoint: string;
+  key: string;
+}
+
+/** What a claim found: the key is ours now, or it holds an answer to replay, or another request holds it. */
+export type Claim =
+  | { kind: 'claimed'; token: string; release(): Promise<void>; stop(): void }
+  | { kind: 'answered'; requestHash: string; status: number; body: string }
+  | { kind: 'held' };
+
+const lease = sql`clock_timestamp() + ${`${claim_lease_ms} milliseconds`}::interval`;
+const keyIs = (ids: KeyIds) => sql`seller_id = ${ids.sellerId} AND endpoint = ${ids.endpoint} AND key = ${ids.key}`;
+
+/**
+ * Claims the key unless another request's claim lives; a lapsed one is taken over. The answer is
+ * looked for only once the claim is ours: an answer and its claim's end commit together, so either
+ * the claim was still there (held) or the answer is (replayed).
+ */
+export async function claimKey(db: Db, ids: KeyIds, now: Date): Promise<Claim> {
+  const token = randomBytes(16).toString('hex');
+  // Neither statement waits for another request: its claim, locked by its answer's transaction, is simply held.
+  const fresh = await run(
+    db,
+    sql`INSERT INTO idempotency_claims (seller_id, endpoint, key, claimed_by, claimed_until)
+        VALUES (${ids.sellerId}, ${ids.endpoint}, ${ids.key}, ${token}, ${lease}) ON CONFLICT DO NOTHING`,
+  );
+  const claimed =
+    fresh.rowCount === 1 ||
+    (
+      await run(
+        db,
+        sql`UPDATE idempotency_claims SET claimed_by = ${token}, claimed_until = ${lease}
+            WHERE ${keyIs(ids)} AND claimed_until < clock_timestamp()
+              AND ctid = (SELECT ctid FROM idempotency_claims WHERE ${keyIs(ids)} FOR UPDATE SKIP LOCKED)`,
+      )
+    ).rowCount === 1;
+  if (!claimed) return { kind: 'held' };
+  const claim = holding(db, sql`${keyIs(ids)} AND claimed_by = ${token}`, token);
+  const answer = maybeOne(
+    await run<{ request_hash: string; response_status: number; response_body: string }>(
+      db,
+      sql`SELECT request_hash, response_status, response_body FROM idempotency_keys WHERE ${keyIs(ids)} AND expires_at > ${now}`,
+    ),
+  );
+  if (!answer) return claim;
+  await claim.release();
+  return { kind: 'answered', requestHash: answer.request_hash, status: answer.response_status, body: answer.response_body };
+}
+
+function holding(db: Db, mine: Sql, token: string): Extract<Claim, { kind: 'claimed' }> {
+  const timer = setInterval(() => {
+    // Skipped while the answer's own transaction holds it: nobody can take it over then.
+    run(
+      db,
+      sql`UPDATE idempotency_claims SET claimed_until = ${lease} WHERE ${mine} AND ctid = (SELECT ctid FROM idempotency_claims WHERE ${mine} FOR UPDATE SKIP LOCKED)`,
+    ).catch(() => {});
+  }, renew_every_ms);
+  timer.unref();
+  return {
+    kind: 'claimed',
+    token,
+    stop: () => clearInterval(timer),
+    // A 5xx is not kept (CONTRACT §3): the client may retry at once.
+    release: async () => {
+      clearInterval(timer);
+      await run(db, sql`DELETE FROM idempotency_claims WHERE ${mine}`).catch(() => {});
+    },
+  };
+}
+
+/**
+ * Inside the answer's transaction, before the work: the claim is still this request's (it did not
+ * lapse and get taken over), and stays locked until the commit, so a request that claims the key
+ * next finds the answer.
+ */
+export async function lockClaim(q: Queryable, ids: KeyIds, token: string): Promise<boolean> {
+  const r = await run(q, sql`SELECT 1 FROM idempotency_claims WHERE ${keyIs(ids)} AND claimed_by = ${token} FOR UPDATE`);
+  return r.rowCount === 1;
+}
+
+/** Inside the answer's transaction, once the answer is stored: the claim ends with the commit. */
+export async function endClaim(q: Queryable, ids: KeyIds, token: string): Promise<void> {
+  await run(q, sql`DELETE FROM idempotency_claims WHERE ${keyIs(ids)} AND claimed_by = ${token}`);
+}
+
+/** Another request's live claim on the key (a request that does not call a provider still waits for it). */
+export async function claimedByAnother(q: Queryable, ids: KeyIds): Promise<boolean> {
+  const r = await run(q, sql`SELECT 1 FROM idempotency_claims WHERE ${keyIs(ids)} AND claimed_until > clock_timestamp()`);
+  return r.rowCount > 0;
+}
+
+/** Claims whose holder died (lapsed, and not taken over since): nothing waits on them any more. */
+export async function dropLapsedClaims(db: Db, limit: number): Promise<number> {
+  const r = await run(
+    db,
+    sql`DELETE FROM idempotency_claims WHERE (seller_id, endpoint, key) IN (
+          SELECT seller_id, endpoint, key FROM idempotency_claims WHERE claimed_until < clock_timestamp() LIMIT ${limit})`,
+  );
+  return r.rowCount;
+}

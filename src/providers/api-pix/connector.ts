@@ -1,0 +1,120 @@
+/**
+ * The API Pix connector (CONTRACT §11.1): charges, devoluções and charge removal through the BCB's
+ * API Pix of a PSP, the PSP's callback and reconciliation turned into provider facts. Pointed at a
+ * real PSP, or at the embedded one (PIX_PROVIDER=sandbox), which it cannot tell apart but for one
+ * rule: a sale paid by an operator event has no Pix at the PSP, and only the sandbox's operator
+ * stands for the PSP when it is refunded.
+ */
+import { buildBrCode } from '../../domain/pix-brcode.ts';
+import type { CancelOutcome, CancelTarget, Connector, PixChargeInput, RefundInput, RefundOutcome } from '../ports.ts';
+
+type Charged = Awaited<ReturnType<NonNullable<Connector['charge']>>>;
+
+import { type ApiPixClient, ApiPixError, createApiPixClient, isRefusal, valorFromCents } from './client/api-pix-client.ts';
+import type { ApiPixConnection } from './config.ts';
+import { cobTxid, refundDevolucaoId, returnDevolucaoId, staticTxid } from './keys.ts';
+
+export interface ApiPixSettings {
+  installationId: string;
+  receiverKey: string;
+  merchantName: string;
+  merchantCity: string;
+  /** The PSP is the embedded sandbox one. */
+  sandbox: boolean;
+}
+
+/** The connector and the client it talks through (replaceable: tests put a checking proxy in front of the PSP). */
+export interface ApiPixConnector extends Connector {
+  client: ApiPixClient;
+}
+
+const refusalOf = (error: ApiPixError) => error.problem?.title ?? `HTTP ${error.status}`;
+
+export function apiPixConnector(
+  connection: Pick<ApiPixConnection, 'baseUrl' | 'tokenUrl' | 'clientId' | 'clientSecret'> & Partial<ApiPixConnection>,
+  s: ApiPixSettings,
+): ApiPixConnector {
+  const connector: ApiPixConnector = {
+    name: 'api-pix',
+    client: createApiPixClient(connection),
+    charge: (input) => charge(connector.client, s, input),
+    refund: (input) => refund(connector.client, s, input),
+    cancel: (target) => cancel(connector.client, s, target),
+  };
+  return connector;
+}
+
+/**
+ * A sale with an expiry is an immediate charge at the PSP (its BR Code, the PSP's pixCopiaECola,
+ * carries the PSP's location); without one, a static BR Code with our key and the sale's txid.
+ */
+async function charge(client: ApiPixClient, s: ApiPixSettings, { amountCents, expiresInSeconds, debtor }: PixChargeInput): Promise<Charged> {
+  if (expiresInSeconds === null) {
+    const txid = staticTxid(s.installationId);
+    const brCode = buildBrCode({ key: s.receiverKey, amountCents, txid, merchantName: s.merchantName, merchantCity: s.merchantCity });
+    return { ok: true, charge: { txid, brCode, charge: 'STATIC' } };
+  }
+  const txid = cobTxid(s.installationId);
+  const devedor =
+    debtor && (debtor.document.length === 11 ? { cpf: debtor.document, nome: debtor.name } : { cnpj: debtor.document, nome: debtor.name });
+  try {
+    const cob = await client.putCob(txid, {
+      calendario: { expiracao: expiresInSeconds },
+      ...(devedor ? { devedor } : {}),
+      valor: { original: valorFromCents(amountCents) },
+      chave: s.receiverKey,
+    });
+    if (!cob.pixCopiaECola) return { ok: false, reason: 'The PIX provider created the charge without a BR Code' };
+    return { ok: true, charge: { txid, brCode: cob.pixCopiaECola, charge: 'ACTIVE' } };
+  } catch (error) {
+    if (error instanceof ApiPixError) return { ok: false, reason: `The PIX provider did not create the charge (${error.kind})` };
+    throw error;
+  }
+}
+
+/** A PIX sale is refunded by a devolução of the Pix that paid it (CONTRACT §5a), settled when the PSP says so. */
+async function refund(client: ApiPixClient, s: ApiPixSettings, input: RefundInput): Promise<RefundOutcome> {
+  if (input.pixEndToEndId === null) {
+    return s.sandbox ? { status: 'SUCCEEDED' } : { status: 'FAILED', reason: 'no Pix received at the PSP for this sale (paid by an operator event)' };
+  }
+  try {
+    const devolucao = await client.putDevolucao(input.pixEndToEndId, refundDevolucaoId(s.installationId, input.refundId), {
+      valor: valorFromCents(input.amountCents),
+      natureza: 'ORIGINAL',
+    });
+    if (devolucao.status === 'DEVOLVIDO') return { status: 'SUCCEEDED' };
+    if (devolucao.status === 'NAO_REALIZADO') return { status: 'FAILED', reason: `NAO_REALIZADO${devolucao.motivo ? `: ${devolucao.motivo}` : ''}` };
+    return { status: 'PENDING', providerRef: devolucao.rtrId };
+  } catch (error) {
+    // A refusal is final (sending it again would be refused again); anything else is sent again.
+    if (isRefusal(error)) return { status: 'FAILED', reason: `the PSP refused the devolução: ${refusalOf(error)}` };
+    throw error;
+  }
+}
+
+// A status the file does not list yet (an open enum) is one still under way.
+const devolucao_status: Record<string, 'SENT' | 'DONE' | 'REFUSED'> = { EM_PROCESSAMENTO: 'SENT', DEVOLVIDO: 'DONE', NAO_REALIZADO: 'REFUSED' };
+
+/**
+ * A charge nobody may pay any more is removed; a Pix that paid nothing is returned whole. Both are
+ * idempotent: asked again, the PSP says how it stands.
+ */
+async function cancel(client: ApiPixClient, s: ApiPixSettings, target: CancelTarget): Promise<CancelOutcome> {
+  try {
+    if (target.kind === 'charge') {
+      await client.patchCob(target.externalId, { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' });
+      return { status: 'DONE', detail: null };
+    }
+    const id = target.key ?? returnDevolucaoId(s.installationId, target.paymentId);
+    const devolucao = await client.putDevolucao(target.paymentId, id, {
+      valor: valorFromCents(target.amountCents),
+      natureza: 'ORIGINAL',
+      descricao: 'Pix devolvido: a cobrança não aceita este pagamento',
+    });
+    return { status: devolucao_status[devolucao.status] ?? 'SENT', detail: devolucao.motivo ?? null };
+  } catch (error) {
+    // Refused: a charge already paid or removed has nothing left to remove; a return the PSP will not make is shown as not made.
+    if (!isRefusal(error)) throw error;
+    return target.kind === 'charge' ? { status: 'DONE', detail: null } : { status: 'REFUSED', detail: `refused by the PSP: ${refusalOf(error)}` };
+  }
+}

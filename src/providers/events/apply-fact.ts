@@ -1,0 +1,120 @@
+/**
+ * The one apply step of every provider's facts (CONTRACT §14): the fact is stored once (a repeat
+ * changes nothing), what it concerns is found and locked, its plan is made (pure) and written in
+ * the same transaction: the sale's moves with their postings and outbox rows, a refund settled,
+ * or the fact held or left for the operator. Once a sale moves, its held facts are tried again, in
+ * order, in that same transaction. Calls the gateway then owes the provider follow after the commit.
+ */
+import type { AppContext } from '../../context.ts';
+import type { Queryable } from '../../db/db.ts';
+import { type FactPlan, planRefundFact, planSaleFact, unknownSale } from '../../domain/fact-plans.ts';
+import type { Fact, FactState, ProviderFact, SaleRef } from '../../domain/provider-facts.ts';
+import { settleRefund } from '../../transactions/refund-moves.ts';
+import { moveTransaction } from '../../transactions/transitions.ts';
+import { sendFollowup } from './followups.ts';
+import { findByIdentity, heldOf, recordOnce, type Settled, type StoredEvent, setFollowup, settleEvent } from './store.ts';
+import { lockRefund, lockSale, lockSaleById, nameSale } from './subjects.ts';
+
+export interface AppliedFact {
+  eventId: number | null;
+  /** `repeat`: the provider told this before; nothing changed. */
+  state: FactState | 'repeat';
+  reason: string | null;
+  transactionId: number | null;
+}
+
+// A held fact may wait for another held one of its sale (a reversal for its chargeback): passes over them until none moves.
+const max_held_passes = 5;
+
+export async function applyProviderFact(ctx: AppContext, pf: ProviderFact): Promise<AppliedFact> {
+  const at = ctx.clock.now();
+  const owed: StoredEvent[] = [];
+  const result = await ctx.db.tx(async (q) => {
+    owed.length = 0;
+    const event = await recordOnce(q, pf, at);
+    if (!event) return null;
+    const settled = await applyStored(q, event, at);
+    await settleEvent(q, event.id, settled, at);
+    if (settled.followup) owed.push(event);
+    if (settled.transactionId !== null && settled.state !== 'held') owed.push(...(await applyHeld(q, settled.transactionId, at)));
+    return { event, settled };
+  });
+  // Made after the commit; the followup job sends again what does not get through now.
+  for (const event of owed) await sendFollowup(ctx, event.id).catch(() => {});
+  if (!result) return { eventId: null, state: 'repeat', reason: null, transactionId: null };
+  return { eventId: result.event.id, state: result.settled.state, reason: result.settled.reason, transactionId: result.settled.transactionId };
+}
+
+/** Tries the held facts of a sale again, oldest first; answers those that now owe the provider a call. */
+export async function applyHeld(q: Queryable, transactionId: number, at: Date): Promise<StoredEvent[]> {
+  const owed: StoredEvent[] = [];
+  // The sale before its facts: the order a move takes (its statement marks the held facts), so neither waits on the other.
+  if (!(await lockSaleById(q, transactionId))) return owed;
+  for (let pass = 0; pass < max_held_passes; pass++) {
+    let moved = false;
+    for (const event of await heldOf(q, transactionId)) {
+      const settled = await applyStored(q, event, at);
+      await settleEvent(q, event.id, settled, at);
+      if (settled.followup) owed.push(event);
+      moved ||= settled.state !== 'held';
+    }
+    if (!moved) break;
+  }
+  return owed;
+}
+
+const saleRefOf = (fact: Fact): SaleRef | null => {
+  if (fact.kind === 'PIX_RECEIVED') return { ids: fact.txid ? [fact.txid] : [], saleId: null, referenceSuffices: false };
+  return 'sale' in fact ? fact.sale : null;
+};
+
+const outcome = (plan: FactPlan, transactionId: number | null, refundId: number | null = null): Settled => ({
+  state: plan.state,
+  reason: plan.reason,
+  transactionId,
+  refundId,
+  followup: plan.followup,
+});
+
+async function applyStored(q: Queryable, event: StoredEvent, at: Date): Promise<Settled> {
+  const { fact } = event;
+  switch (fact.kind) {
+    case 'NOTICE':
+      return { state: 'applied', reason: null, transactionId: null, refundId: null, followup: null };
+    case 'REFUND': {
+      const refund = fact.refundId === null ? null : await lockRefund(q, event.provider, fact.refundId);
+      const plan = planRefundFact(fact, refund);
+      if (plan.settle && refund) await settleRefund(q, refund.id, plan.settle, at);
+      return outcome(plan, refund?.transactionId ?? null, refund?.id ?? null);
+    }
+    case 'PIX_RETURN':
+      return applyReturn(q, event, fact, at);
+    default:
+      return applySaleFact(q, event, fact, at);
+  }
+}
+
+async function applySaleFact(q: Queryable, event: StoredEvent, fact: Fact, at: Date): Promise<Settled> {
+  const ref = saleRefOf(fact);
+  const sale = event.transaction_id !== null ? await lockSaleById(q, Number(event.transaction_id)) : ref && (await lockSale(q, event.provider, ref));
+  if (!sale) return outcome(unknownSale(fact), null);
+  const plan = planSaleFact(fact, sale);
+  if (plan.state !== 'held') {
+    if (plan.naming) await nameSale(q, sale.id, plan.naming);
+    for (const move of plan.events) {
+      const moved = await moveTransaction(q, sale.id, move, at);
+      // The plan was checked against the locked row: a refusal now is a bug, and rolls everything back.
+      if (moved.kind === 'refused' || moved.kind === 'not_found') throw new Error(`sale ${sale.id}: ${move} planned, yet ${moved.kind}`);
+    }
+  }
+  return outcome(plan, sale.id);
+}
+
+/** How our return of a Pix ended: recorded on the Pix's own fact. */
+async function applyReturn(q: Queryable, event: StoredEvent, fact: Extract<Fact, { kind: 'PIX_RETURN' }>, at: Date): Promise<Settled> {
+  const received = await findByIdentity(q, event.provider, fact.endToEndId);
+  if (received?.followup !== 'RETURN')
+    return { state: 'needs_operator', reason: 'a return of a Pix the gateway never asked for', transactionId: null, refundId: null, followup: null };
+  await setFollowup(q, received.id, fact.status, fact.detail, at);
+  return { state: 'applied', reason: null, transactionId: received.transaction_id, refundId: null, followup: null };
+}

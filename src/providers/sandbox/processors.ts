@@ -1,0 +1,46 @@
+/**
+ * The sandbox connector: the in-process card processor, boleto issuer and payout bank (CONTRACT §6).
+ * Their outcomes are decided when they see the card or the key, and played by the autopilots; PIX
+ * goes through the API Pix connector to the embedded PSP (./psp).
+ */
+import { buildBoleto, freeFieldForSale } from '../../domain/boleto.ts';
+import { randomBytes } from '../../domain/random.ts';
+import type { CardOutcome, Connector, PayoutOutcome } from '../ports.ts';
+
+const externalId = (prefix: string) => `sbx_${prefix}_${randomBytes(12).toString('hex')}`;
+
+// CONTRACT §6 sandbox test cards; any other valid number is approved.
+const sandbox_card_outcomes: Record<string, CardOutcome> = {
+  '4000000000000002': 'DECLINED',
+  '4000000000000119': 'PROCESSING_ERROR',
+};
+
+export function sandboxCardOutcome(number: string): CardOutcome {
+  return sandbox_card_outcomes[number] ?? 'APPROVED';
+}
+
+/** CONTRACT §6: an EMAIL key ending in @reject.test is rejected by the sandbox bank. */
+export function sandboxPayoutOutcome(pixKeyType: string, pixKey: string): PayoutOutcome {
+  return pixKeyType === 'EMAIL' && pixKey.endsWith('@reject.test') ? 'REJECTED' : 'COMPLETED';
+}
+
+export function sandboxConnector(boletoBankCode: string): Connector {
+  return {
+    name: 'sandbox',
+    issue({ saleId, amountCents, dueDate }) {
+      const built = buildBoleto({ bankCode: boletoBankCode, amountCents, dueDate, freeField: freeFieldForSale(saleId) });
+      // Inputs were validated before (amount bound, real date): a failure here is a bug.
+      if (!built.ok) throw new Error(`boleto: ${built.refusal.message}`);
+      return { externalId: externalId('bol'), ...built.value };
+    },
+    // The sandbox decides now, while it sees the number; the autopilot plays the outcome later.
+    reference: ({ number }) => ({ externalId: externalId('card'), providerData: { sandboxOutcome: sandboxCardOutcome(number) } }),
+    payout: ({ pixKey, pixKeyType }) => ({
+      externalId: externalId('pay'),
+      providerData: { sandboxOutcome: sandboxPayoutOutcome(pixKeyType, pixKey) },
+    }),
+    // The sandbox card processor and bank refund at once (CONTRACT §5a), and give back at once what a sale cannot take.
+    refund: async () => ({ status: 'SUCCEEDED' }),
+    cancel: async () => ({ status: 'DONE', detail: null }),
+  };
+}

@@ -1,0 +1,96 @@
+/**
+ * The API Pix callback: POST {webhookUrl}/pix with `{ "pix": [ … ] }`, the Pix as it stands when
+ * sent (so a devolução's callback carries its `devolucoes`). Each attempt has a time limit and the
+ * attempts are few; a receiver that never answers loses the callback, as with a real PSP, and finds
+ * the Pix through GET /pix.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Agent, request } from 'undici';
+import type { Queryable } from '../../../db/db.ts';
+import { pixById } from './pix-store.ts';
+import type { PspLogger } from './types.ts';
+import { callbackUrl, findWebhook } from './webhooks.ts';
+
+export interface CallbackSender {
+  mode: 'deliver' | 'drop';
+  /** Resolves once the callback was answered 2xx, given up, dropped or not due (no webhook); never rejects. */
+  notify(e2eid: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface CallbackOptions {
+  db: Queryable;
+  logger: PspLogger;
+  timeoutMs: number;
+  retryDelaysMs: readonly number[];
+}
+
+export function callbackSender(o: CallbackOptions): CallbackSender {
+  const closing = new AbortController();
+  const agent = new Agent({ connections: 16 });
+  const inFlight = new Set<Promise<void>>();
+  const sender: CallbackSender = {
+    mode: 'deliver',
+    notify(e2eid) {
+      const p = send(o, agent, closing.signal, sender.mode, e2eid).catch((err) => o.logger.error({ err, e2eid }, 'sandbox PSP: callback failed'));
+      inFlight.add(p);
+      void p.finally(() => inFlight.delete(p));
+      return p;
+    },
+    async close() {
+      closing.abort();
+      await Promise.allSettled([...inFlight]);
+      await agent.close();
+    },
+  };
+  return sender;
+}
+
+async function send(o: CallbackOptions, agent: Agent, closing: AbortSignal, mode: string, e2eid: string): Promise<void> {
+  const pix = await pixById(o.db, e2eid);
+  // The file: only Pix associated with a txid are notified.
+  if (!pix?.txid) return;
+  const webhook = await findWebhook(o.db, pix.chave);
+  if (!webhook) return;
+  if (mode === 'drop') {
+    o.logger.info({ e2eid }, 'sandbox PSP: callback dropped on purpose');
+    return;
+  }
+  const url = callbackUrl(webhook.webhook_url);
+  const body = JSON.stringify({ pix: [pix] });
+  for (let attempt = 0; attempt <= o.retryDelaysMs.length; attempt++) {
+    if (attempt > 0 && !(await pause(o.retryDelaysMs[attempt - 1]!, closing))) return;
+    const outcome = await post(agent, url, body, AbortSignal.any([closing, AbortSignal.timeout(o.timeoutMs)]));
+    if (outcome === 'ok') return;
+    if (closing.aborted) return;
+    o.logger.warn({ e2eid, url: url.href, attempt: attempt + 1, outcome }, 'sandbox PSP: callback attempt failed');
+  }
+  o.logger.error({ e2eid, url: url.href }, 'sandbox PSP: callback given up; the receiver can still find the Pix through GET /pix');
+}
+
+/** False when the PSP is closing. */
+async function pause(ms: number, closing: AbortSignal): Promise<boolean> {
+  try {
+    await sleep(ms, undefined, { signal: closing });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** 'ok' for a 2xx; otherwise what went wrong, for the log. */
+async function post(agent: Agent, url: URL, body: string, signal: AbortSignal): Promise<string> {
+  try {
+    const res = await request(url, {
+      method: 'POST',
+      dispatcher: agent,
+      headers: { 'content-type': 'application/json', 'user-agent': 'sandbox-psp-callback/1' },
+      body,
+      signal,
+    });
+    await res.body.dump();
+    return res.statusCode >= 200 && res.statusCode < 300 ? 'ok' : `HTTP ${res.statusCode}`;
+  } catch (err) {
+    return signal.aborted ? 'timed out' : (err as Error).message;
+  }
+}

@@ -1,0 +1,117 @@
+/** PUT, PATCH and GET /cob/{txid}: immediate charges with a location and a dynamic BR Code. */
+import type { FastifyInstance } from 'fastify';
+import type { Db, Queryable } from '../../../db/db.ts';
+import { canonicalJson } from '../../../domain/canonical-json.ts';
+import { dynamicBrCode, type Merchant } from './brcode.ts';
+import { type CobRow, cobJson, fieldsOf, findCob, findRevision, insertCob, reviseCob, saveRevision } from './cob-store.ts';
+import { type CobFields, checkAmount, checkCobRevisada, checkCobSolicitada } from './cob-validate.ts';
+import { LOCATION_PATH } from './location.ts';
+import { pixOfTxid } from './pix-store.ts';
+import { notFound, problem, type Violacao } from './problems.ts';
+import type { PspClock } from './types.ts';
+import { COB_TXID_RE, newLocationToken } from './wire.ts';
+
+export interface CobRouteOptions {
+  db: Db;
+  clock: PspClock;
+  receiverKey: string;
+  merchant: Merchant;
+  /** host:port of locations, known once the server listens. */
+  publicHost(): string;
+}
+
+const cobInvalida = (violacoes: Violacao[]) =>
+  problem(
+    400,
+    'CobOperacaoInvalida',
+    'Cobrança inválida.',
+    'A requisição que busca alterar ou criar uma cobrança para pagamento imediato não respeita o schema ou está semanticamente errada.',
+    violacoes,
+  );
+
+const cobNaoEncontrada = () => notFound('CobNaoEncontrado', 'Cobrança não encontrada para o txid informado.');
+const sameFields = (a: CobFields, b: CobFields) => canonicalJson(a) === canonicalJson(b);
+const notAtiva = (verb: string) =>
+  cobInvalida([{ razao: `A cobrança não está ATIVA, e a presente requisição busca ${verb}-la.`, propriedade: 'cob.status' }]);
+
+/** The charge with the Pix received for its txid (CobCompleta). */
+async function cobWithPix(q: Queryable, row: CobRow): Promise<Record<string, unknown>> {
+  const pix = await pixOfTxid(q, row.txid);
+  return pix.length > 0 ? { ...cobJson(row), pix } : cobJson(row);
+}
+
+export function registerCobRoutes(app: FastifyInstance, o: CobRouteOptions): void {
+  app.put<{ Params: { txid: string } }>('/cob/:txid', { config: { scope: 'cob.write' } }, async (request, reply) => {
+    const { txid } = request.params;
+    if (!COB_TXID_RE.test(txid))
+      throw cobInvalida([{ razao: 'O txid deve ter de 26 a 35 caracteres [a-zA-Z0-9].', propriedade: 'txid', valor: txid }]);
+    const checked = checkCobSolicitada(request.body, o.receiverKey);
+    if (!checked.ok) throw cobInvalida(checked.violacoes);
+    const row = await o.db.tx((q) => putCob(q, o, txid, checked.value));
+    return reply.status(201).send(await cobWithPix(o.db, row));
+  });
+
+  app.patch<{ Params: { txid: string } }>('/cob/:txid', { config: { scope: 'cob.write' } }, async (request) => {
+    const { txid } = request.params;
+    if (!COB_TXID_RE.test(txid)) throw cobNaoEncontrada();
+    const checked = checkCobRevisada(request.body, o.receiverKey);
+    if (!checked.ok) throw cobInvalida(checked.violacoes);
+    const { remove, changes } = checked.value;
+    const row = await o.db.tx(async (q) => {
+      const existing = await findCob(q, txid, true);
+      if (!existing) throw cobNaoEncontrada();
+      // Removing what the receiver already removed changes nothing: answered as is, so a retried PATCH is harmless.
+      if (remove && existing.status === 'REMOVIDA_PELO_USUARIO_RECEBEDOR') return existing;
+      if (existing.status !== 'ATIVA') throw notAtiva('alterá');
+      if (remove) return revise(q, existing, fieldsOf(existing), 'REMOVIDA_PELO_USUARIO_RECEBEDOR');
+      const merged = checkAmount({ ...fieldsOf(existing), ...changes });
+      if (!merged.ok) throw cobInvalida(merged.violacoes);
+      return sameFields(merged.value, fieldsOf(existing)) ? existing : revise(q, existing, merged.value, 'ATIVA');
+    });
+    return cobWithPix(o.db, row);
+  });
+
+  app.get<{ Params: { txid: string }; Querystring: { revisao?: string } }>('/cob/:txid', { config: { scope: 'cob.read' } }, async (request) => {
+    const { txid } = request.params;
+    const row = COB_TXID_RE.test(txid) ? await findCob(o.db, txid) : null;
+    if (!row) throw cobNaoEncontrada();
+    const asked = request.query.revisao;
+    if (asked === undefined || asked === String(row.revisao)) return cobWithPix(o.db, row);
+    const old = /^\d{1,9}$/.test(asked) ? await findRevision(o.db, txid, Number(asked)) : null;
+    if (!old) {
+      throw problem(400, 'CobConsultaInvalida', 'Consulta inválida.', 'O parâmetro revisao corresponde a uma revisão inexistente para a cobrança.', [
+        { razao: 'Revisão inexistente para a cobrança.', propriedade: 'revisao', valor: asked },
+      ]);
+    }
+    return old;
+  });
+}
+
+/**
+ * A new charge; the same request again answers the stored one. The file lets PUT alter a charge
+ * that is still ATIVA (a new revision) and refuses to alter one that is not.
+ */
+async function putCob(q: Queryable, o: CobRouteOptions, txid: string, fields: CobFields): Promise<CobRow> {
+  let existing = await findCob(q, txid, true);
+  if (!existing) {
+    const criacao = o.clock.now();
+    const locToken = newLocationToken();
+    const location = `${o.publicHost()}${LOCATION_PATH}${locToken}`;
+    const pixCopiaECola = dynamicBrCode(location, o.merchant);
+    const inserted = await insertCob(q, { txid, fields, criacao, locToken, location, pixCopiaECola });
+    if (inserted) {
+      await saveRevision(q, inserted);
+      return inserted;
+    }
+    existing = (await findCob(q, txid, true))!; // created meanwhile by another PUT
+  }
+  if (sameFields(fields, fieldsOf(existing))) return existing;
+  if (existing.status !== 'ATIVA') throw notAtiva('alterá');
+  return revise(q, existing, fields, 'ATIVA');
+}
+
+async function revise(q: Queryable, existing: CobRow, fields: CobFields, status: CobRow['status']): Promise<CobRow> {
+  const row = await reviseCob(q, existing.txid, fields, status);
+  await saveRevision(q, row);
+  return row;
+}

@@ -1,0 +1,147 @@
+/** Charges (`cob`) in sandbox_psp_cobs, and how the API Pix shows them. */
+import type { Queryable } from '../../../db/db.ts';
+import { maybeOne, one, run, sql } from '../../../db/sql.ts';
+import type { CobFields, Devedor, InfoAdicional } from './cob-validate.ts';
+import type { CobStatus } from './types.ts';
+import { compact, iso, valorOf } from './wire.ts';
+
+export interface CobRow {
+  txid: string;
+  revisao: number;
+  status: CobStatus;
+  criacao: Date;
+  expiracao: number;
+  original_cents: number;
+  modalidade_alteracao: 0 | 1;
+  chave: string;
+  devedor: Devedor | null;
+  solicitacao_pagador: string | null;
+  info_adicionais: InfoAdicional[] | null;
+  loc_id: number;
+  loc_token: string;
+  location: string;
+  loc_criacao: Date;
+  pix_copia_e_cola: string;
+}
+
+export interface NewCob {
+  txid: string;
+  fields: CobFields;
+  criacao: Date;
+  locToken: string;
+  location: string;
+  pixCopiaECola: string;
+}
+
+const json = (value: unknown): string | null => (value === undefined ? null : JSON.stringify(value));
+
+export async function findCob(q: Queryable, txid: string, lock = false): Promise<CobRow | null> {
+  const r = lock
+    ? await run<CobRow>(q, sql`SELECT * FROM sandbox_psp_cobs WHERE txid = ${txid} FOR UPDATE`)
+    : await run<CobRow>(q, sql`SELECT * FROM sandbox_psp_cobs WHERE txid = ${txid}`);
+  return maybeOne(r);
+}
+
+export async function findCobByToken(q: Queryable, token: string): Promise<CobRow | null> {
+  return maybeOne(await run<CobRow>(q, sql`SELECT * FROM sandbox_psp_cobs WHERE loc_token = ${token}`));
+}
+
+/** The new charge, or null when the txid is taken (by a concurrent PUT, say): the caller reads that one. */
+export async function insertCob(q: Queryable, c: NewCob): Promise<CobRow | null> {
+  const f = c.fields;
+  const r = await run<CobRow>(
+    q,
+    sql`INSERT INTO sandbox_psp_cobs (txid, criacao, expiracao, original_cents, modalidade_alteracao, chave, devedor,
+          solicitacao_pagador, info_adicionais, loc_token, location, loc_criacao, pix_copia_e_cola)
+        VALUES (${c.txid}, ${c.criacao}, ${f.expiracao}, ${f.originalCents}, ${f.modalidadeAlteracao}, ${f.chave},
+          ${json(f.devedor)}::jsonb, ${f.solicitacaoPagador ?? null}, ${json(f.infoAdicionais)}::jsonb, ${c.locToken},
+          ${c.location}, ${c.criacao}, ${c.pixCopiaECola})
+        ON CONFLICT (txid) DO NOTHING RETURNING *`,
+  );
+  return maybeOne(r);
+}
+
+/** A revision: new fields (and status), revisao + 1. */
+export async function reviseCob(q: Queryable, txid: string, f: CobFields, status: CobStatus): Promise<CobRow> {
+  const r = await run<CobRow>(
+    q,
+    sql`UPDATE sandbox_psp_cobs SET revisao = revisao + 1, status = ${status}, expiracao = ${f.expiracao},
+          original_cents = ${f.originalCents}, modalidade_alteracao = ${f.modalidadeAlteracao}, chave = ${f.chave},
+          devedor = ${json(f.devedor)}::jsonb, solicitacao_pagador = ${f.solicitacaoPagador ?? null},
+          info_adicionais = ${json(f.infoAdicionais)}::jsonb
+        WHERE txid = ${txid} RETURNING *`,
+  );
+  return one(r);
+}
+
+/** Paid: a change of state, not a revision by the receiver, so revisao stays. */
+export async function concludeCob(q: Queryable, txid: string): Promise<void> {
+  await run(q, sql`UPDATE sandbox_psp_cobs SET status = 'CONCLUIDA' WHERE txid = ${txid} AND status = 'ATIVA'`);
+}
+
+export async function saveRevision(q: Queryable, row: CobRow): Promise<void> {
+  await run(
+    q,
+    sql`INSERT INTO sandbox_psp_cob_revisoes (txid, revisao, cob) VALUES (${row.txid}, ${row.revisao}, ${JSON.stringify(cobJson(row))}::jsonb)
+        ON CONFLICT DO NOTHING`,
+  );
+}
+
+export async function findRevision(q: Queryable, txid: string, revisao: number): Promise<Record<string, unknown> | null> {
+  const r = await run<{ cob: Record<string, unknown> }>(
+    q,
+    sql`SELECT cob FROM sandbox_psp_cob_revisoes WHERE txid = ${txid} AND revisao = ${revisao}`,
+  );
+  return maybeOne(r)?.cob ?? null;
+}
+
+export function fieldsOf(row: CobRow): CobFields {
+  return compact({
+    expiracao: row.expiracao,
+    originalCents: row.original_cents,
+    modalidadeAlteracao: row.modalidade_alteracao,
+    chave: row.chave,
+    devedor: row.devedor ?? undefined,
+    solicitacaoPagador: row.solicitacao_pagador ?? undefined,
+    infoAdicionais: row.info_adicionais ?? undefined,
+  });
+}
+
+/** True once calendario.criacao + expiracao has passed; the status stays ATIVA (CobrancaStatus says so). */
+export function isExpired(row: CobRow, now: Date): boolean {
+  return now.getTime() >= row.criacao.getTime() + row.expiracao * 1000;
+}
+
+/** CobGerada / CobCompleta without `pix` (the caller adds the Pix received). */
+export function cobJson(row: CobRow): Record<string, unknown> {
+  return compact({
+    calendario: { criacao: iso(row.criacao), expiracao: row.expiracao },
+    txid: row.txid,
+    revisao: row.revisao,
+    // The file requires txid in CobGerada's loc (PayloadLocationCompleta's shape), beyond PayloadLocation's own fields.
+    loc: { id: row.loc_id, txid: row.txid, location: row.location, tipoCob: 'cob', criacao: iso(row.loc_criacao) },
+    location: row.location,
+    status: row.status,
+    devedor: row.devedor,
+    valor: { original: valorOf(row.original_cents), modalidadeAlteracao: row.modalidade_alteracao },
+    chave: row.chave,
+    solicitacaoPagador: row.solicitacao_pagador,
+    infoAdicionais: row.info_adicionais,
+    pixCopiaECola: row.pix_copia_e_cola,
+  });
+}
+
+/** The location payload (CobPayload): what a payer's app shows, signed. */
+export function cobPayloadJson(row: CobRow, apresentacao: Date): Record<string, unknown> {
+  return compact({
+    calendario: { criacao: iso(row.criacao), apresentacao: iso(apresentacao), expiracao: row.expiracao },
+    txid: row.txid,
+    revisao: row.revisao,
+    status: row.status,
+    devedor: row.devedor,
+    valor: { original: valorOf(row.original_cents), modalidadeAlteracao: row.modalidade_alteracao },
+    chave: row.chave,
+    solicitacaoPagador: row.solicitacao_pagador,
+    infoAdicionais: row.info_adicionais,
+  });
+}

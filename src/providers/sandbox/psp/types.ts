@@ -1,0 +1,107 @@
+/**
+ * The embedded PSP's public shapes: its options, its handle, and the API Pix objects it answers
+ * (field names as the BCB's API Pix 2.9.0 writes them, money as "123.45" strings).
+ */
+import type { Db } from '../../../db/db.ts';
+
+export interface PspClock {
+  now(): Date;
+}
+
+/** pino's Logger fits; the PSP logs callback failures and unexpected errors only. */
+export interface PspLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export type MedNatureza = 'MED_OPERACIONAL' | 'MED_FRAUDE';
+export type DevolucaoNatureza = 'ORIGINAL' | MedNatureza;
+export type DevolucaoStatus = 'EM_PROCESSAMENTO' | 'DEVOLVIDO' | 'NAO_REALIZADO';
+export type CobStatus = 'ATIVA' | 'CONCLUIDA' | 'REMOVIDA_PELO_USUARIO_RECEBEDOR' | 'REMOVIDA_PELO_PSP';
+
+export interface Devolucao {
+  id: string;
+  rtrId: string;
+  valor: string;
+  natureza: DevolucaoNatureza;
+  descricao?: string;
+  horario: { solicitacao: string; liquidacao?: string };
+  status: DevolucaoStatus;
+  motivo?: string;
+}
+
+export interface Pix {
+  endToEndId: string;
+  txid?: string;
+  valor: string;
+  componentesValor: { original: { valor: string } };
+  chave: string;
+  horario: string;
+  infoPagador?: string;
+  devolucoes?: Devolucao[];
+}
+
+export type Pagador = { cpf: string } | { cnpj: string };
+
+export interface PayOptions {
+  /** Free text the payer typed (the pacs.008 RemittanceInformation), at most 140 characters. */
+  infoPagador?: string;
+  /** The payer's document, for GET /pix's cpf/cnpj filters (the Pix itself does not show it). */
+  pagador?: Pagador;
+}
+
+export interface SandboxPspOptions {
+  db: Db;
+  /** The receiver's Pix key: the only `chave` this PSP accepts in charges and webhooks. */
+  receiverKey: string;
+  merchantName: string;
+  merchantCity: string;
+  /** Generated per process when absent: read them back from the handle. */
+  clientId?: string;
+  clientSecret?: string;
+  host?: string;
+  port?: number;
+  /**
+   * host:port written into locations and the JWS `jku` (default `localhost:<port>`, or the bound
+   * host when it is neither loopback nor a wildcard). A location outlives the process: give a fixed
+   * port to keep old QR codes readable after a restart.
+   */
+  publicHost?: string;
+  clock?: PspClock;
+  /** EM_PROCESSAMENTO → final after this long (default 300 ms). */
+  devolucaoDelayMs?: number;
+  /** Per callback attempt (default 5,000 ms). */
+  callbackTimeoutMs?: number;
+  /** Waits before each retry of a failed callback (default 250 ms, 1 s, 3 s: four attempts). */
+  callbackRetryDelaysMs?: readonly number[];
+  /** Plain-http webhook URLs are accepted for loopback hosts only, unless this is true. */
+  allowHttpWebhooks?: boolean;
+  /** The receiver's CNPJ, which the official WebhookCompleto schema requires in GET /webhook. */
+  receiverCnpj?: string;
+  logger?: PspLogger;
+}
+
+export interface SandboxPsp {
+  /** The API Pix root, e.g. http://127.0.0.1:PORT/api/v2 */
+  readonly apiUrl: string;
+  readonly tokenUrl: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  /** Where the location payloads' signing key is published (the JWS `jku`). */
+  readonly jwksUrl: string;
+  /**
+   * Receives a Pix as a payer's bank would, then calls the registered webhook back. Resolves once
+   * the Pix is stored and its callback was answered, given up or dropped; a failed callback is
+   * logged, never thrown.
+   */
+  pay(txid: string, amountCents: number, options?: PayOptions): Promise<Pix>;
+  setCallbacks(mode: 'deliver' | 'drop'): void;
+  /** The next n devoluções requested through the API end NAO_REALIZADO. */
+  failNextDevolucoes(n: number): void;
+  /** A devolução by MED: DEVOLVIDO at once, then a callback. Throws for an unknown Pix or an amount beyond what is left. */
+  openMedDevolucao(e2eid: string, input: { amountCents: number; natureza: MedNatureza }): Promise<Devolucao>;
+  /** Settles every devolução still EM_PROCESSAMENTO now, and waits for their callbacks. */
+  settleDevolucoes(): Promise<void>;
+  close(): Promise<void>;
+}

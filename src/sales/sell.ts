@@ -1,0 +1,78 @@
+/**
+ * A seller's sale (CONTRACT §4, §11): checked, its charge made before the write when the method has
+ * one at a provider, written with its Idempotency-Key's answer, then handed to a card processor
+ * that decides over the network. One request never makes two provider calls: a keyed request that
+ * calls a provider claims its key first, and a replay calls nothing.
+ */
+import type { AppContext } from '../context.ts';
+import { validationError } from '../domain/errors.ts';
+import { ok, type Refused } from '../domain/result.ts';
+import { type SaleRequest, validateSaleRequest } from '../domain/sale-request.ts';
+import { idempotent, type StoredResponse } from '../http/idempotency.ts';
+import { notificationUrlProblem } from '../notifications/target-url.ts';
+import type { PixCharge } from '../providers/ports.ts';
+import { submitCardSale } from './card-payment.ts';
+import { createSale, prepareCharge } from './create-sale.ts';
+import { saleCreatedView } from './sale-view.ts';
+
+export interface SaleAsk {
+  sellerId: number;
+  /** The body as sent: checked inside the idempotent request, so a 400 is stored and replayed like any refusal. */
+  body: unknown;
+  idempotencyKey: string | undefined;
+  log: { warn(obj: object, msg: string): void };
+}
+
+type Prepared = { ok: true; value: PixCharge | null } | Refused;
+
+export async function sell(ctx: AppContext, ask: SaleAsk): Promise<StoredResponse> {
+  const now = ctx.clock.now();
+  const parsed = validateSaleRequest(ask.body, now);
+  const answer = await idempotent(
+    {
+      db: ctx.db,
+      fingerprintKey: ctx.requestFingerprintKey,
+      sellerId: ask.sellerId,
+      endpoint: 'POST /api/sales',
+      key: ask.idempotencyKey,
+      body: ask.body,
+      now,
+      singleStatement: true,
+    },
+    async (q, prepared) => {
+      if (!parsed.ok) return parsed;
+      const charge = prepared ?? ok(null);
+      if (!charge.ok) return charge;
+      return { status: 201, body: saleCreatedView(await createSale(q, ctx, ask.sellerId, parsed.value, now, charge.value)) };
+    },
+    parsed.ok && needsPreparing(parsed.value) ? () => prepare(ctx, parsed.value) : undefined,
+  );
+  // After the sale is written and outside its transaction: a processor that decides over the
+  // network gets the card now (CONTRACT §11.2). A replay sends nothing again.
+  if (parsed.ok && answer.status === 201 && !answer.replayed) {
+    const saleId = (answer.body as { sale: { id: number } }).sale.id;
+    await submitCardSale(ctx, saleId, parsed.value, cvvOf(ask.body), ask.log);
+  }
+  return answer;
+}
+
+/** What must happen before the write and outside its transaction: a postback URL's check (DNS), a PIX charge. */
+const needsPreparing = (sale: SaleRequest) => sale.postbackUrl !== null || sale.paymentMethod === 'PIX';
+
+async function prepare(ctx: AppContext, sale: SaleRequest): Promise<Prepared> {
+  const url = sale.postbackUrl;
+  const problem = url ? await notificationUrlProblem(url, ctx.config.webhookAllowPrivate) : null;
+  if (problem) return { ok: false, refusal: refusalOf(problem) };
+  return prepareCharge(ctx, sale);
+}
+
+const refusalOf = (problem: string) => {
+  const error = validationError([{ field: 'postbackUrl', message: problem }]);
+  return { code: error.code, message: error.message, details: error.details ?? [] };
+};
+
+/** The CVV, which the validated sale never carries (it may be logged or stored): read from the body once, for the processor. */
+function cvvOf(body: unknown): string {
+  const cvv = (body as { card?: { cvv?: unknown } } | null)?.card?.cvv;
+  return typeof cvv === 'string' ? cvv : '';
+}
