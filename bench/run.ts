@@ -85,12 +85,12 @@ const cpuOf = async (s: Server) => {
 async function load(
   s: Server,
   url: string,
-  opts: { headers?: Record<string, string>; method?: 'GET' | 'POST'; body?: string; requests?: autocannon.Request[] } = {},
+  opts: { headers?: Record<string, string>; method?: 'GET' | 'POST'; body?: string; requests?: autocannon.Request[]; connections?: number } = {},
 ): Promise<Figures> {
   const cpuBefore = await cpuOf(s);
   const r = await autocannon({
     url,
-    connections,
+    connections: opts.connections ?? connections,
     duration: duration_s,
     method: opts.method ?? 'GET',
     headers: { ...(opts.body ? { 'content-type': 'application/json' } : {}), ...opts.headers },
@@ -252,6 +252,47 @@ async function panel(s: Server, seller: Seller) {
   }
 }
 
+/**
+ * A login flood (CONTRACT §12): 24 connections posting logins with wrong passwords for unknown
+ * e-mails (each a full scrypt, as a real check costs), while the API serves balances and PIX sales.
+ * The figures that matter: balance p99 and PIX sale p50, idle and under the flood.
+ */
+async function loginFlood(s: Server, seller: Seller) {
+  const page = await fetch(`${s.gateway}/painel/entrar`);
+  await page.arrayBuffer();
+  const csrf = page.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('painel_csrf='))!
+    .split(';')[0]!
+    .slice('painel_csrf='.length);
+  const probe = async () => {
+    const balance = await load(s, `${s.gateway}/api/public/balance`, { headers: seller.headers, connections: 8 });
+    const pix = await load(s, `${s.gateway}/api/sales`, { method: 'POST', headers: seller.headers, body: pixSale, connections: 8 });
+    return { balance, pix };
+  };
+  const idle = await probe();
+  let n = 0;
+  const flooding = autocannon({
+    url: `${s.gateway}/painel/entrar`,
+    connections: 24,
+    duration: 2 * duration_s + 2,
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `painel_csrf=${csrf}` },
+    requests: [{ setupRequest: (req) => ({ ...req, body: `csrf=${csrf}&email=flood${n++}%40example.com&senha=errada-errada-errada` }) }],
+  });
+  await new Promise((r) => setTimeout(r, 1000));
+  const flooded = await probe();
+  const flood = await flooding;
+  const statuses = Object.entries(flood.statusCodeStats ?? {})
+    .map(([code, v]) => `${code}: ${(v as { count: number }).count}`)
+    .join(', ');
+  const line = (label: string, a: Figures, b: Figures, pick: 'p50' | 'p99') =>
+    `  ${label.padEnd(24)} idle ${String(a[pick]).padStart(3)} ms   flooded ${String(b[pick]).padStart(3)} ms   ×${(b[pick] / Math.max(a[pick], 1)).toFixed(2)}   (target ≤ ×2)`;
+  console.log(`  login flood: 24 connections, ${flood.requests.total} logins in ${flood.duration.toFixed(0)} s (${statuses})`);
+  console.log(line('balance p99 (8 conns)', idle.balance, flooded.balance, 'p99'));
+  console.log(line('PIX sale p50 (8 conns)', idle.pix, flooded.pix, 'p50'));
+}
+
 async function scenario(label: string, databaseUrl: string | undefined) {
   const s = await startServer(databaseUrl);
   try {
@@ -264,6 +305,7 @@ async function scenario(label: string, databaseUrl: string | undefined) {
     if (wanted('pay')) await payVsBare(s, payer!);
     if (wanted('cashout')) await cashoutsVsBare(s, hot!, spread);
     if (wanted('panel')) await panel(s, panelSeller!);
+    if (wanted('login')) await loginFlood(s, main!);
   } finally {
     await stopServer(s);
   }

@@ -73,6 +73,8 @@ function serverOptions(config: AppContext['config']) {
   return {
     requestTimeout,
     keepAliveTimeout: keep_alive_timeout_ms,
+    // request.ip and request.protocol from X-Forwarded-For / -Proto, when a trusted proxy sent them.
+    trustProxy: config.trustProxy,
     // Fastify sets requestTimeout again after creating the server; Node's constructor wants both
     // timeouts together to check headersTimeout ≤ requestTimeout.
     http: { requestTimeout, headersTimeout, connectionsCheckingInterval: connections_checking_interval_ms },
@@ -166,7 +168,7 @@ async function registerRoutes(app: App, ctx: AppContext, metrics: Registry, limi
     await signingSecretRoutes(seller, ctx);
   });
   // The seller panel: its own session cookie, forms and HTML (CONTRACT §12).
-  await app.register(async (panel) => panelRoutes(panel, ctx));
+  await app.register(async (panel) => panelRoutes(panel, ctx, limits));
   // The payment providers' calls: each endpoint's own credential, no API keys.
   await app.register(async (providers) => inboundRoutes(providers, ctx));
   await app.register(async (operator) => {

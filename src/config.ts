@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { boolean, ConfigError, checkSecret, type Env, fail, integer, matching, nonEmpty, oneOf } from './config-values.ts';
 import { type MerchantField, merchantField } from './domain/pix-brcode.ts';
 import { normalizePixKey, PIX_KEY_MAX_LENGTH, pixKeyTypeOf } from './domain/pix-keys.ts';
@@ -15,9 +16,10 @@ export interface Config {
   embedded: boolean;
   adminToken: string;
   postbackSecret: string;
-  provider: 'sandbox';
   sandboxAutopilot: boolean;
   webhookAllowPrivate: boolean;
+  /** Proxies whose X-Forwarded-For / -Proto are believed: none (false), any (true), or these addresses and ranges. */
+  trustProxy: boolean | string[];
   pixReceiverKey: string;
   pixMerchantName: string;
   pixMerchantCity: string;
@@ -50,7 +52,8 @@ export function loadConfig(env: Env): Config {
   }
   const embedded = databaseUrl === undefined || databaseUrl === 'memory://';
   const dataDir = nonEmpty(env.DATA_DIR) ?? './data';
-  const provider = oneOf(env, 'PROVIDER', ['sandbox'] as const, 'sandbox');
+  if (nonEmpty(env.PROVIDER) !== undefined)
+    fail('PROVIDER', 'is gone: each rail has its own, PIX_PROVIDER, CARD_PROVIDER, PAYOUT_PROVIDER and BOLETO_PROVIDER');
   const secrets = embedded ? embeddedSecrets(env, dataDir) : requiredSecrets(env);
   return {
     port: integer(env, 'PORT', 3000, 0, 65535),
@@ -60,9 +63,10 @@ export function loadConfig(env: Env): Config {
     embedded,
     adminToken: secrets.adminToken,
     postbackSecret: secrets.postbackSecret,
-    provider,
     sandboxAutopilot: boolean(env, 'SANDBOX_AUTOPILOT', true),
-    webhookAllowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', provider === 'sandbox'),
+    // A real rail means a real deployment: a seller's webhook must not reach inside its network.
+    webhookAllowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', everyRailSandbox(env)),
+    trustProxy: trustProxy(env),
     pixReceiverKey: pixReceiverKey(env, secrets),
     pixMerchantName: merchant(env, 'PIX_MERCHANT_NAME', 'merchantName', 'GATEWAY SANDBOX'),
     pixMerchantCity: merchant(env, 'PIX_MERCHANT_CITY', 'merchantCity', 'SAO PAULO'),
@@ -74,6 +78,23 @@ export function loadConfig(env: Env): Config {
     httpMaxConnections: integer(env, 'HTTP_MAX_CONNECTIONS', 1000, 1, 1_000_000),
     secretsFile: secrets.file,
   };
+}
+
+// Each rail's own loader checks its value; here only whether any names a real provider.
+const rail_variables = ['PIX_PROVIDER', 'CARD_PROVIDER', 'PAYOUT_PROVIDER', 'BOLETO_PROVIDER'];
+const everyRailSandbox = (env: Env) => rail_variables.every((name) => (nonEmpty(env[name]) ?? 'sandbox') === 'sandbox');
+
+/** `TRUST_PROXY`: false (default), true, or a comma-separated list of addresses and CIDR ranges. */
+function trustProxy(env: Env): boolean | string[] {
+  const raw = nonEmpty(env.TRUST_PROXY);
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  const entries = raw.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const valid = entry.includes('/') ? ipaddr.isValidCIDR(entry) : ipaddr.isValid(entry);
+    if (!valid) fail('TRUST_PROXY', `must be true, false or a comma-separated list of addresses and CIDR ranges, got "${entry}"`);
+  }
+  return entries;
 }
 
 interface Secrets {

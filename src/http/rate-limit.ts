@@ -61,6 +61,12 @@ export class TokenBuckets {
     return granted ? 0 : this.secondsUntilToken(tokens);
   }
 
+  /** Gives back a token taken for something that turned out not to count (a login that succeeded). */
+  giveBack(key: string): void {
+    const bucket = this.buckets.get(key);
+    if (bucket) bucket.tokens = Math.min(this.capacity, bucket.tokens + 1);
+  }
+
   private refilled(bucket: Bucket, now: number): number {
     return Math.min(this.capacity, bucket.tokens + Math.max(0, now - bucket.atMs) * this.refillPerMs);
   }

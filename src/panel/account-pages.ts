@@ -4,9 +4,10 @@ import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
 import { findSeller } from '../sellers/sellers-repo.ts';
 import { changePassword, password_min_length } from './accounts.ts';
+import type { PasswordHasher } from './passwords.ts';
 import { type Current, Done, Form, field, formSession, page, pageSession } from './session.ts';
 
-export function accountPages(app: Router, ctx: AppContext): void {
+export function accountPages(app: Router, ctx: AppContext, hasher: PasswordHasher): void {
   app.get('/painel/conta', { schema: { hide: true, querystring: Done } }, async (request, reply) => {
     const current = await pageSession(ctx, request, reply);
     if (!current) return reply;
@@ -22,12 +23,16 @@ export function accountPages(app: Router, ctx: AppContext): void {
       return accountPage(ctx, current, reply, { status: 400, error: `A nova senha precisa ter pelo menos ${password_min_length} caracteres.` });
     if (next !== field(request.body, 'confirmacao'))
       return accountPage(ctx, current, reply, { status: 400, error: 'As duas senhas novas não são iguais.' });
-    const outcome = await changePassword(ctx.db, current.session.sellerId, current.id, field(request.body, 'atual'), next, ctx.clock.now());
+    const outcome = await changePassword(ctx.db, hasher, current.session.sellerId, current.id, field(request.body, 'atual'), next, ctx.clock.now());
     if (outcome.kind === 'wrong') return accountPage(ctx, current, reply, { status: 400, error: 'A senha atual está incorreta.' });
-    if (outcome.kind === 'locked') {
+    if (outcome.kind === 'locked' || outcome.kind === 'busy') {
       void reply.header('retry-after', String(outcome.retryAfterSeconds));
       const minutes = Math.ceil(outcome.retryAfterSeconds / 60);
-      return accountPage(ctx, current, reply, { status: 429, error: `Muitas tentativas erradas. Tente de novo em ${minutes} min.` });
+      const error =
+        outcome.kind === 'busy'
+          ? 'Muitos acessos ao mesmo tempo. Tente de novo em instantes.'
+          : `Muitas tentativas erradas. Tente de novo em ${minutes} min.`;
+      return accountPage(ctx, current, reply, { status: 429, error });
     }
     return reply.redirect('/painel/conta?feito=senha', 303);
   });

@@ -7,10 +7,12 @@ import { DatabaseUnavailableError } from '../db/db.ts';
 import { ApiError } from '../domain/errors.ts';
 import { unavailable_retry_after_s } from '../http/errors.ts';
 import { inWords } from './messages.ts';
+import { HashingBusy } from './passwords.ts';
 import { page } from './session.ts';
 
 function statusAndWords(error: FastifyError | ApiError, request: FastifyRequest): { status: number; text: string } {
   if (error instanceof ApiError) return inWords(error.code, error.details);
+  if (error instanceof HashingBusy) return { status: 429, text: 'Muitos acessos ao mesmo tempo. Tente de novo em instantes.' };
   if (error instanceof DatabaseUnavailableError) {
     request.log.warn({ err: error }, 'database unavailable');
     return { status: 503, text: 'O serviço está indisponível no momento. Tente de novo em instantes.' };
@@ -25,6 +27,7 @@ function statusAndWords(error: FastifyError | ApiError, request: FastifyRequest)
 export function panelError(error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) {
   const { status, text } = statusAndWords(error, request);
   if (status === 503) void reply.header('retry-after', String(unavailable_retry_after_s));
+  if (error instanceof HashingBusy) void reply.header('retry-after', String(error.retryAfterSeconds));
   return page(reply, status, 'mensagem.eta', {
     title: 'Não foi possível concluir',
     message: text,

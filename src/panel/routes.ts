@@ -12,9 +12,10 @@ import { Eta } from 'eta';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
+import type { RateLimits } from '../http/rate-limit.ts';
 import type { Router } from '../http/router.ts';
 import { accountPages } from './account-pages.ts';
-import { acceptInvite, csrfMatches, endSession, hashPassword, login, openInvite, password_min_length, startSession } from './accounts.ts';
+import { acceptInvite, csrfMatches, endSession, login, openInvite, password_min_length, startSession } from './accounts.ts';
 import { cashoutPages } from './cashout-pages.ts';
 import { salesChartSvg } from './chart.ts';
 import { panelError } from './error-page.ts';
@@ -22,6 +23,7 @@ import { reais, whenSaoPaulo } from './format.ts';
 import { homeOf } from './home.ts';
 import { integrationPages } from './integration-pages.ts';
 import { keyPages } from './key-pages.ts';
+import { PasswordHasher } from './passwords.ts';
 import { salesPages } from './sales-pages.ts';
 import { Form, field, formExpired, formSession, page, pageHeaders, pageSession, sessionCookie, setSession } from './session.ts';
 import { statementPages } from './statement-pages.ts';
@@ -42,7 +44,9 @@ export function panelNotFound(reply: FastifyReply) {
   return pageHeaders(reply.code(404)).type('text/html; charset=utf-8').send(html);
 }
 
-export async function panelRoutes(app: Router, ctx: AppContext): Promise<void> {
+export async function panelRoutes(app: Router, ctx: AppContext, limits: RateLimits): Promise<void> {
+  // One pool per process: every password hashed or checked by the panel waits its turn here.
+  const hasher = new PasswordHasher();
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: 16 * 1024 });
   await app.register(view, { engine: { eta }, templates: views });
@@ -51,19 +55,24 @@ export async function panelRoutes(app: Router, ctx: AppContext): Promise<void> {
   app.get('/painel/estilo.css', { schema: { hide: true } }, async (_request, reply) =>
     reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(stylesheet),
   );
-  loginRoutes(app, ctx);
-  inviteRoutes(app, ctx);
+  loginRoutes(app, ctx, hasher, limits);
+  inviteRoutes(app, ctx, hasher);
   homeRoutes(app, ctx);
   salesPages(app, ctx);
   cashoutPages(app, ctx);
   statementPages(app, ctx);
   integrationPages(app, ctx);
   keyPages(app, ctx);
-  accountPages(app, ctx);
+  accountPages(app, ctx, hasher);
 }
 
-/** Log in (a CSRF token in a cookie of its own until there is a session) and the lock after failures. */
-function loginRoutes(app: Router, ctx: AppContext): void {
+/**
+ * Log in (a CSRF token in a cookie of its own until there is a session). Three limits, each holding
+ * under concurrency: failed logins per client address (the bucket the API's failed authentications
+ * use, a token taken before the check and given back on success), password checks per account
+ * (accounts.ts), and the hashing pool (passwords.ts).
+ */
+function loginRoutes(app: Router, ctx: AppContext, hasher: PasswordHasher, limits: RateLimits): void {
   app.get('/painel/entrar', { schema: { hide: true } }, async (request, reply) => {
     const csrf = request.cookies[login_csrf_cookie] ?? randomBytes(24).toString('base64url');
     void reply.setCookie(login_csrf_cookie, csrf, { httpOnly: true, sameSite: 'strict', path: '/painel', secure: request.protocol === 'https' });
@@ -74,14 +83,19 @@ function loginRoutes(app: Router, ctx: AppContext): void {
     const csrf = request.cookies[login_csrf_cookie];
     if (!csrf || !csrfMatches(field(request.body, 'csrf'), csrf)) return page(reply, 403, 'mensagem.eta', formExpired());
     const email = field(request.body, 'email');
-    const outcome = await login(ctx.db, email, field(request.body, 'senha'), ctx.clock.now());
     const again = { title: 'Entrar', csrf, email, session: null };
-    if (outcome.kind === 'locked') {
-      const minutes = Math.ceil(outcome.retryAfterSeconds / 60);
-      void reply.header('retry-after', String(outcome.retryAfterSeconds));
-      return page(reply, 429, 'entrar.eta', { ...again, error: `Muitas tentativas erradas. Tente de novo em ${minutes} min.` });
-    }
+    const tooMany = (seconds: number, error: string) => {
+      void reply.header('retry-after', String(seconds));
+      return page(reply, 429, 'entrar.eta', { ...again, error });
+    };
+    const addressWait = limits.authFailures.take(request.ip);
+    if (addressWait > 0) return tooMany(addressWait, `Muitas tentativas erradas deste endereço. Tente de novo em ${addressWait} s.`);
+    const outcome = await login(ctx.db, hasher, email, field(request.body, 'senha'), ctx.clock.now());
+    if (outcome.kind === 'locked')
+      return tooMany(outcome.retryAfterSeconds, `Muitas tentativas erradas. Tente de novo em ${Math.ceil(outcome.retryAfterSeconds / 60)} min.`);
+    if (outcome.kind === 'busy') return tooMany(outcome.retryAfterSeconds, 'Muitos acessos ao mesmo tempo. Tente de novo em instantes.');
     if (outcome.kind === 'wrong') return page(reply, 401, 'entrar.eta', { ...again, error: 'E-mail ou senha incorretos.' });
+    limits.authFailures.giveBack(request.ip);
     const started = await startSession(ctx.db, outcome.sellerId, ctx.clock.now());
     setSession(request, reply, started.id);
     return reply.redirect('/painel', 303);
@@ -89,7 +103,7 @@ function loginRoutes(app: Router, ctx: AppContext): void {
 }
 
 /** An invite's page: the seller sets the password, then is logged in. */
-function inviteRoutes(app: Router, ctx: AppContext): void {
+function inviteRoutes(app: Router, ctx: AppContext, hasher: PasswordHasher): void {
   app.get(
     '/painel/convite/:token',
     { schema: { hide: true, params: Type.Object({ token: Type.String({ maxLength: 64 }) }) } },
@@ -118,7 +132,7 @@ function inviteRoutes(app: Router, ctx: AppContext): void {
       if ([...senha].length < password_min_length)
         return page(reply, 400, 'convite.eta', { ...again, error: `A senha precisa ter pelo menos ${password_min_length} caracteres.` });
       if (senha !== field(request.body, 'confirmacao')) return page(reply, 400, 'convite.eta', { ...again, error: 'As duas senhas não são iguais.' });
-      const sellerId = await acceptInvite(ctx.db, token, await hashPassword(senha), ctx.clock.now());
+      const sellerId = await acceptInvite(ctx.db, token, await hasher.hash(senha), ctx.clock.now());
       if (sellerId === null) return page(reply, 409, 'mensagem.eta', inviteGone());
       const started = await startSession(ctx.db, sellerId, ctx.clock.now());
       setSession(request, reply, started.id);

@@ -4,7 +4,7 @@
  * Providers port, their inbound endpoints and their jobs.
  */
 import type { Config } from '../config.ts';
-import type { Env } from '../config-values.ts';
+import { type Env, oneOf } from '../config-values.ts';
 import type { Db } from '../db/db.ts';
 import type { ProviderName } from '../domain/provider-facts.ts';
 import type { PaymentMethod } from '../domain/transaction-states.ts';
@@ -27,10 +27,18 @@ import { type SandboxPsp, startSandboxPsp } from './sandbox/psp/index.ts';
 export interface RailSettings {
   pixRail: ApiPixConfig;
   cardRail: CardRailConfig;
+  /** Cashouts and boletos: only the sandbox so far (CONTRACT §11.3 and §11.4 name their real connector). */
+  payoutProvider: 'sandbox';
+  boletoProvider: 'sandbox';
 }
 
 export function loadRailSettings(env: Env, core: Pick<Config, 'postbackSecret'>): RailSettings {
-  return { pixRail: loadApiPixConfig(env, core.postbackSecret), cardRail: loadCardRailConfig(env) };
+  return {
+    pixRail: loadApiPixConfig(env, core.postbackSecret),
+    cardRail: loadCardRailConfig(env),
+    payoutProvider: oneOf(env, 'PAYOUT_PROVIDER', ['sandbox'] as const, 'sandbox'),
+    boletoProvider: oneOf(env, 'BOLETO_PROVIDER', ['sandbox'] as const, 'sandbox'),
+  };
 }
 
 /** The connectors of one process, with the handles tests and start-up reach for. */

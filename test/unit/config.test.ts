@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { hasError, isStaticPix, parsePix } from 'pix-utils';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { buildBrCode } from '../../src/domain/pix-brcode.ts';
+import { loadSettings } from '../../src/runtime.ts';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'gw-config-'));
 
@@ -16,7 +17,7 @@ test('embedded defaults: every variable of CONTRACT §1 has its default', () => 
   assert.equal(c.host, '127.0.0.1');
   assert.equal(c.databaseUrl, undefined);
   assert.equal(c.embedded, true);
-  assert.equal(c.provider, 'sandbox');
+  assert.equal(c.trustProxy, false);
   assert.equal(c.sandboxAutopilot, true);
   assert.equal(c.webhookAllowPrivate, true);
   assert.equal(c.pixMerchantName, 'GATEWAY SANDBOX');
@@ -74,6 +75,10 @@ test('a bad value names its variable in one line', () => {
     [{ SANDBOX_AUTOPILOT: 'yes' }, 'SANDBOX_AUTOPILOT'],
     [{ WEBHOOK_ALLOW_PRIVATE: '1' }, 'WEBHOOK_ALLOW_PRIVATE'],
     [{ PROVIDER: 'stripe' }, 'PROVIDER'],
+    [{ PROVIDER: 'sandbox' }, 'PROVIDER'],
+    [{ TRUST_PROXY: 'yes' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '127.0.0.1,proxy.example' }, 'TRUST_PROXY'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ BOLETO_BANK_CODE: '12' }, 'BOLETO_BANK_CODE'],
     [{ PIX_MERCHANT_NAME: 'N'.repeat(26) }, 'PIX_MERCHANT_NAME'],
@@ -97,6 +102,40 @@ test('a bad value names its variable in one line', () => {
       },
     );
   }
+});
+
+test('the private-address guard is on as soon as one rail is real; an explicit WEBHOOK_ALLOW_PRIVATE wins', () => {
+  const adyen = {
+    CARD_PROVIDER: 'adyen',
+    ADYEN_API_KEY: 'k',
+    ADYEN_MERCHANT_ACCOUNT: 'M',
+    ADYEN_CHECKOUT_URL: 'https://checkout-test.adyen.com/v71',
+    ADYEN_HMAC_KEY: '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056',
+    ADYEN_NOTIFICATION_USERNAME: 'u',
+    ADYEN_NOTIFICATION_PASSWORD: 'p'.repeat(16),
+  };
+  const settings = (env: Record<string, string>) => loadSettings({ DATA_DIR: tmp(), ...env });
+  const all = settings({});
+  assert.deepEqual(
+    [all.pixRail.provider, all.cardRail.provider, all.payoutProvider, all.boletoProvider],
+    ['sandbox', 'sandbox', 'sandbox', 'sandbox'],
+  );
+  assert.equal(all.webhookAllowPrivate, true, 'every rail sandbox: private addresses allowed');
+  assert.equal(settings(adyen).webhookAllowPrivate, false, 'CARD_PROVIDER=adyen: refused');
+  assert.equal(settings({ ...adyen, WEBHOOK_ALLOW_PRIVATE: 'true' }).webhookAllowPrivate, true);
+  assert.equal(settings({ WEBHOOK_ALLOW_PRIVATE: 'false' }).webhookAllowPrivate, false);
+  assert.equal(loadConfig({ DATA_DIR: tmp(), PIX_PROVIDER: 'api-pix' }).webhookAllowPrivate, false);
+  assert.throws(
+    () => settings({ PAYOUT_PROVIDER: 'efi' }),
+    (e: Error) => e instanceof ConfigError && e.message.startsWith('PAYOUT_PROVIDER'),
+  );
+});
+
+test('TRUST_PROXY: off by default; true; or a list of addresses and ranges', () => {
+  const trust = (v: string) => loadConfig({ DATA_DIR: tmp(), TRUST_PROXY: v }).trustProxy;
+  assert.equal(trust('false'), false);
+  assert.equal(trust('true'), true);
+  assert.deepEqual(trust('127.0.0.1, 10.0.0.0/8,::1'), ['127.0.0.1', '10.0.0.0/8', '::1']);
 });
 
 test('ADMIN_TOKEN and POSTBACK_SECRET shorter than 32 characters are refused, in both modes', () => {
