@@ -26,8 +26,9 @@ async function insertSale(db: Db, sellerId: number, method: string): Promise<num
       `
       INSERT INTO transactions (seller_id, status, payment_method, amount, fee_schedule, customer_name, customer_email,
         pix_code, pix_txid, pix_expires_at, installments, card_brand, card_last_four, card_bin, card_fingerprint,
-        external_transaction_id, provider_data, created_at, updated_at)
-      VALUES ($1, 'PENDENTE', $2, 15000, $3::jsonb, 'Maria Silva', 'maria@example.com', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, now(), now())
+        external_transaction_id, provider_data, provider, created_at, updated_at)
+      VALUES ($1, 'PENDENTE', $2, 15000, $3::jsonb, 'Maria Silva', 'maria@example.com', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb,
+        CASE WHEN $2 = 'PIX' THEN 'api-pix' ELSE 'sandbox' END, now(), now())
       RETURNING id`,
       [
         sellerId,
@@ -79,8 +80,8 @@ async function paySale(db: Db, sellerId: number, id: number): Promise<void> {
 async function cashout(db: Db, sellerId: number): Promise<void> {
   await db.tx(async (q) => {
     const c = await q.query<{ id: number }>(
-      `INSERT INTO cashouts (seller_id, status, amount, fee_fixed, fee_variable, fee_total, net_amount, pix_key, pix_key_type, created_at, updated_at)
-      VALUES ($1, 'PENDING', 10000, 200, 0, 200, 9800, '52998224725', 'CPF', now(), now()) RETURNING id`,
+      `INSERT INTO cashouts (seller_id, status, amount, fee_fixed, fee_variable, fee_total, net_amount, pix_key, pix_key_type, provider, created_at, updated_at)
+      VALUES ($1, 'PENDING', 10000, 200, 0, 200, 9800, '52998224725', 'CPF', 'sandbox', now(), now()) RETURNING id`,
       [sellerId],
     );
     const b = await q.query(
@@ -106,9 +107,9 @@ export const bareScenarios = {
       `
       WITH t AS (
         INSERT INTO transactions (seller_id, status, payment_method, amount, fee_schedule, customer_name, customer_email,
-          pix_code, pix_txid, external_transaction_id, created_at, updated_at)
+          pix_code, pix_txid, external_transaction_id, provider, created_at, updated_at)
         SELECT $1, 'PENDENTE', 'PIX', 15000, coalesce((SELECT fee_schedule FROM platform_settings), $3::jsonb), 'Maria Silva', 'maria@example.com',
-          'brcode', md5(random()::text || g), 'ext', now(), now()
+          'brcode', md5(random()::text || g), 'ext', 'api-pix', now(), now()
         FROM generate_series(1, $2) AS g RETURNING id
       ), i AS (
         INSERT INTO sale_items (transaction_id, title, unit_price, quantity, tangible) SELECT id, 'Curso', 15000, 1, false FROM t

@@ -1,5 +1,5 @@
-// The panel's password pool: scrypt hashes that verify, at most `concurrency` at once, a bounded
-// line that waits a bounded time, and HashingBusy beyond either bound.
+// The panel's password pool: scrypt hashes that verify (on low-priority threads), at most
+// `concurrency` at once, a bounded line that waits a bounded time, and HashingBusy beyond either bound.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { HashingBusy, PasswordHasher } from '../../src/panel/passwords.ts';
@@ -13,8 +13,8 @@ test('a hash verifies its password and no other', async () => {
   assert.equal(await hasher.matches('senha-de-teste-longa', 'bcrypt$whatever'), false);
 });
 
-test('at most `concurrency` hashes run at once; those beyond the line are refused at once', async () => {
-  const hasher = new PasswordHasher({ concurrency: 2, maxWaiting: 3, maxWaitMs: 60_000 });
+test('at most `concurrency` hashes run at once; those beyond the line wait out the deadline and are refused', async () => {
+  const hasher = new PasswordHasher({ concurrency: 2, maxWaiting: 3, maxWaitMs: 5_000 });
   const outcomes = await Promise.allSettled(Array.from({ length: 9 }, (_, i) => hasher.hash(`senha-numero-${i}`)));
   assert.equal(hasher.peak, 2);
   assert.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 5, '2 running + 3 waiting');
