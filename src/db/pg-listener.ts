@@ -102,10 +102,11 @@ export class PgListener {
           listened.add(channel);
         }
       }
-    } catch {
+    } catch (error) {
       destroyClient(client);
       this.failures++;
-      this.availability.trip();
+      // A server at its connection limit is up: only the listener waits for a slot.
+      if ((error as { code?: string } | null)?.code !== '53300') this.availability.trip();
       this.schedule();
       return;
     }

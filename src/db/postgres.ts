@@ -19,7 +19,10 @@ const idle_in_transaction_timeout_ms = 10_000;
 const tx_max_attempts = 5;
 
 // Errors that say the server could not be reached at all: trip, so others fail fast.
-const unreachable_codes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ETIMEDOUT', '57P03', '53300']); // cannot_connect_now (starting or shutting down), too_many_connections
+const unreachable_codes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ETIMEDOUT', '57P03']); // cannot_connect_now (starting or shutting down)
+// too_many_connections: the server is up and our pooled connections still work; a new one waits for a slot.
+const server_full = '53300';
+const server_full_backoff_ms = [25, 50, 100, 200, 400];
 // Errors that say this one connection is gone.
 const lost_codes = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', '57P01', '57P02']); // admin_shutdown, crash_shutdown
 const lost_messages = /Connection terminated|not queryable|Client was closed/;
@@ -38,9 +41,11 @@ function classify(error: unknown, availability: Availability): unknown {
   return error;
 }
 
+const isServerFull = (error: unknown) => (error as { code?: string } | null)?.code === server_full;
+
 /** A connection could not be had: the pool stayed full (overload), or the server is out of reach. */
 function connectFailure(error: unknown, availability: Availability): DatabaseUnavailableError {
-  if ((error as Error)?.message === 'timeout exceeded when trying to connect') {
+  if ((error as Error)?.message === 'timeout exceeded when trying to connect' || isServerFull(error)) {
     return new DatabaseUnavailableError('database busy: no connection free in time', false, { cause: error });
   }
   availability.trip();
@@ -98,6 +103,21 @@ function boundedPool(url: string, poolSize: number): { pool: pg.Pool; checkedOut
   return { pool, checkedOut };
 }
 
+/** A pooled connection; a server at its connection limit frees slots as other clients leave: wait for one, within the pool's wait. */
+async function connectWhenFree(pool: pg.Pool, availability: Availability): Promise<pg.PoolClient> {
+  if (!availability.available) throw new DatabaseUnavailableError('database unreachable', false);
+  const deadline = Date.now() + pool_wait_ms;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await pool.connect();
+    } catch (error) {
+      const pause = server_full_backoff_ms[Math.min(attempt, server_full_backoff_ms.length - 1)]!;
+      if (!isServerFull(error) || Date.now() + pause > deadline) throw connectFailure(error, availability);
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
+}
+
 type Runner = <T>(client: pg.PoolClient, sql: string, params?: unknown[], readTimeoutMs?: number) => Promise<QueryResult<T>>;
 
 /** fn in one transaction on one client, retried on serialization failures and deadlocks. */
@@ -146,12 +166,7 @@ export function openPostgres(url: string, poolSize: number): Db {
     availability,
   );
 
-  const connect = async () => {
-    if (!availability.available) throw new DatabaseUnavailableError('database unreachable', false);
-    return pool.connect().catch((error) => {
-      throw connectFailure(error, availability);
-    });
-  };
+  const connect = () => connectWhenFree(pool, availability);
   const run: Runner = async <T>(client: pg.PoolClient, sql: string, params?: unknown[], readTimeoutMs?: number) => {
     if (!availability.available) throw new DatabaseUnavailableError('database unreachable', false);
     // Parameterized statements are prepared once per connection: the big CTE statements of the
