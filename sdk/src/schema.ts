@@ -690,6 +690,33 @@ export interface components {
             total: string;
         };
         /**
+         * CashoutRead
+         * @description A cashout as read: the spec's object, and what the payout provider said of it.
+         */
+        CashoutRead: {
+            id: number;
+            /** @description reais with two decimals */
+            amount: string;
+            /** @description reais with two decimals: the amount less the fees, what the PIX key receives */
+            netAmount: string;
+            /** @description the destination key, normalised */
+            pixKey: string;
+            /** @enum {string} */
+            pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "RANDOM";
+            /**
+             * @description PENDING at creation; later changes arrive through WITHDRAWAL webhooks
+             * @enum {string}
+             */
+            status: "PENDING" | "PROCESSING" | "COMPLETED" | "CANCELLED" | "REJECTED";
+            /** Format: date-time */
+            createdAt: string;
+            fees: components["schemas"]["CashoutFees"];
+            /** @description why the PSP did not make the payout (status REJECTED), in its words; null otherwise */
+            failureReason: string | null;
+            /** @description reais with two decimals: money the receiver's bank sent back after the payout was made, credited to available */
+            returnedAmount: string;
+        };
+        /**
          * CashoutRequest
          * @description Unknown fields are ignored. Amounts in reais: from 100.00 to 100000.00, at most the available balance.
          */
@@ -1003,7 +1030,7 @@ export interface components {
         ProviderEvent: {
             id: number;
             /** @enum {string} */
-            provider: "sandbox" | "api-pix" | "adyen";
+            provider: "sandbox" | "api-pix" | "adyen" | "efi";
             /** @description what the provider said: AUTHORISATION, CAPTURE, CANCELLATION, REFUND, CHARGEBACK, MED, PIX_RECEIVED, PIX_RETURN, NOTICE */
             kind: string;
             /**
@@ -1717,13 +1744,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A payout to a PIX key: money as strings of reais with two decimals. */
+            /** @description A cashout as read: the spec's object, and what the payout provider said of it. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Cashout"];
+                    "application/json": components["schemas"]["CashoutRead"];
                 };
             };
             /** @description - `error: "Bad Request"`: `id` is not a positive integer of at most 2^53 − 1, or the URL is malformed */
@@ -3121,7 +3148,7 @@ export interface operations {
         parameters: {
             query?: {
                 state?: "applied" | "held" | "needs_operator";
-                provider?: "sandbox" | "api-pix" | "adyen";
+                provider?: "sandbox" | "api-pix" | "adyen" | "efi";
                 /** @description an integer from 1 to 100 (default 20) */
                 limit?: string;
                 /** @description the nextCursor of the previous page */

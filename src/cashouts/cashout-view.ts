@@ -27,6 +27,25 @@ export const Cashout = Type.Object(
   { title: 'Cashout', description: 'A payout to a PIX key: money as strings of reais with two decimals.' },
 );
 
+/** A cashout as read (GET): the spec's object, and what the payout provider said of it (additions). */
+export const CashoutRead = Type.Object(
+  {
+    ...Cashout.properties,
+    failureReason: Type.Union([Type.String(), Type.Null()], {
+      description: 'why the PSP did not make the payout (status REJECTED), in its words; null otherwise',
+    }),
+    returnedAmount: Type.String({
+      description: "reais with two decimals: money the receiver's bank sent back after the payout was made, credited to available",
+      pattern: reais_pattern,
+    }),
+  },
+  { title: 'CashoutRead', description: "A cashout as read: the spec's object, and what the payout provider said of it." },
+);
+
+export function cashoutReadView(row: CashoutRow) {
+  return { ...cashoutView(row), failureReason: row.failure_reason, returnedAmount: centsToReaisString(row.returned_amount) };
+}
+
 export function cashoutView(row: CashoutRow) {
   return {
     id: row.id,

@@ -21,6 +21,12 @@ export interface CashoutRow {
   /** The connector that pays it out. */
   provider: ProviderName;
   provider_data: Record<string, unknown> | null;
+  /** Why the PSP did not make the payout (CONTRACT §11.3), null otherwise. */
+  failure_reason: string | null;
+  /** Cents the receiver's bank returned after the payout was made. */
+  returned_amount: number;
+  /** When the payout job next sends it or asks the PSP about it; null: nothing to do. */
+  next_check_at: Date | null;
   created_at: Date;
   updated_at: Date;
   processed_at: Date | null;

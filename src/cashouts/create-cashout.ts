@@ -41,9 +41,10 @@ export async function createCashout(
   const fees = checked.value;
   const r = await run<CashoutRow>(
     q,
-    sql`INSERT INTO cashouts (seller_id, status, amount, fee_fixed, fee_variable, fee_total, net_amount, pix_key, pix_key_type, created_at, updated_at, provider)
+    // A PSP's payout is sent by its job, which looks at it from now on (the in-process sandbox has none).
+    sql`INSERT INTO cashouts (seller_id, status, amount, fee_fixed, fee_variable, fee_total, net_amount, pix_key, pix_key_type, created_at, updated_at, provider, next_check_at)
         VALUES (${sellerId}, 'PENDING', ${request.amount}, ${fees.fixed}, ${fees.variable}, ${fees.total}, ${fees.net}, ${request.pixKey},
-          ${request.pixKeyType}, ${now}, ${now}, ${provider}) RETURNING *`,
+          ${request.pixKeyType}, ${now}, ${now}, ${provider}, ${provider === 'sandbox' ? null : now}) RETURNING *`,
   );
   const row = one(r);
   const debited = await postIfCovered(q, cashoutCreatedPosting(cashoutMoney(row)));

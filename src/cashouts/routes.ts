@@ -6,7 +6,7 @@ import { sendAnswer } from '../http/idempotency.ts';
 import { parsePathId } from '../http/ids.ts';
 import { BODY_ERRORS, type BodyExample, existing, IDEMPOTENCY_ERRORS, OPERATOR_ERRORS, owned, responses, SELLER_ERRORS } from '../http/openapi.ts';
 import { Fields, IdempotencyHeaders, operatorSecurity, PathId, type Router, StringEnum, sellerSecurity } from '../http/router.ts';
-import { Cashout, cashoutView } from './cashout-view.ts';
+import { Cashout, CashoutRead, cashoutReadView, cashoutView } from './cashout-view.ts';
 import { findCashout } from './cashouts-repo.ts';
 import { requestCashout } from './request-cashout.ts';
 import { moveCashout } from './transitions.ts';
@@ -83,14 +83,14 @@ export async function cashoutRoutes(app: Router, ctx: AppContext): Promise<void>
         operationId: 'getCashout',
         summary: 'Read one cashout',
         params: PathId,
-        response: responses({ 200: Cashout }, [...SELLER_ERRORS, ...owned('cashout')]),
+        response: responses({ 200: CashoutRead }, [...SELLER_ERRORS, ...owned('cashout')]),
       },
     },
     async (request) => {
       const row = await findCashout(ctx.db, parsePathId(request.params.id));
       if (!row) throw new ApiError('NOT_FOUND', 'Cashout not found');
       if (row.seller_id !== request.sellerId) throw new ApiError('FORBIDDEN', 'This cashout belongs to another account');
-      return cashoutView(row);
+      return cashoutReadView(row);
     },
   );
 }

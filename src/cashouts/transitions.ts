@@ -16,10 +16,23 @@ export type CashoutMoveResult =
   | { kind: 'refused'; row: CashoutRow; reason: string }
   | { kind: 'not_found' };
 
-/** What the payout provider said when it took the cashout. */
+/** What the payout provider said of the cashout: its id for the payout, its words, why it was not made. */
 export interface ProviderUpdate {
-  externalId: string;
+  externalId: string | null;
   providerData: Record<string, unknown>;
+  failureReason?: string | null;
+  /** When the payout job next asks the PSP about it (undefined: as the move implies). */
+  nextCheckAt?: Date | null;
+}
+
+// A completed payout may still come back from the receiver's bank: first asked about an hour later.
+const first_return_check_ms = 60 * 60_000;
+
+/** When a payout job next looks at the cashout after this move; null when none manages it or nothing is left to learn. */
+function nextCheck(before: CashoutRow, to: CashoutStatus, at: Date, provider?: ProviderUpdate): Date | null {
+  if (provider?.nextCheckAt !== undefined) return provider.nextCheckAt;
+  if (before.next_check_at === null || to === 'REJECTED' || to === 'CANCELLED') return null;
+  return to === 'COMPLETED' ? new Date(at.getTime() + first_return_check_ms) : before.next_check_at;
 }
 
 /** Everything one cashout move writes, decided in memory from the row as read. */
@@ -81,6 +94,8 @@ export function planCashoutMove(
     processed_at: (CASHOUT_FINAL_STATUSES as readonly string[]).includes(to) ? at : before.processed_at,
     external_id: provider?.externalId ?? before.external_id,
     provider_data: provider?.providerData ?? before.provider_data,
+    failure_reason: to === 'REJECTED' ? (provider?.failureReason ?? before.failure_reason) : before.failure_reason,
+    next_check_at: nextCheck(before, to, at, provider),
   };
   const posting = cashoutMovePosting(cashoutMoney(after), to);
   return {
@@ -112,7 +127,8 @@ async function writeMove(q: Queryable, input: CashoutMoveInput, plan: CashoutMov
     sql`
     WITH moved AS (
       UPDATE cashouts SET status = ${a.status}, last_event = ${a.last_event}, updated_at = ${a.updated_at}, processed_at = ${a.processed_at},
-        external_id = ${a.external_id}, provider_data = ${a.provider_data === null ? null : JSON.stringify(a.provider_data)}::jsonb
+        external_id = ${a.external_id}, provider_data = ${a.provider_data === null ? null : JSON.stringify(a.provider_data)}::jsonb,
+        failure_reason = ${a.failure_reason}, next_check_at = ${a.next_check_at}
       WHERE id = ${a.id} AND xmin = ${input.version}::text::xid
       RETURNING id
     ), logged AS (

@@ -40,3 +40,11 @@ export function cashoutMovePosting(c: CashoutMoney, to: CashoutStatus): Posting 
       return null;
   }
 }
+
+/** Money a receiver's bank returned after the payout was made: back to the seller's available balance. */
+export function cashoutReturnedPosting(c: CashoutMoney, amount: number): Posting {
+  return posting(c, 'CASHOUT_RETURNED', [
+    { account: 'payouts', amount: -amount },
+    { account: 'available', amount },
+  ]);
+}

@@ -12,7 +12,8 @@ export type CashoutEvent = (typeof CASHOUT_EVENTS)[number];
 export const CASHOUT_TRANSITIONS: readonly TransitionRow<CashoutStatus, CashoutEvent>[] = [
   { event: 'PROCESSING', from: ['PENDING'], to: 'PROCESSING' },
   { event: 'COMPLETED', from: ['PROCESSING'], to: 'COMPLETED' },
-  { event: 'REJECTED', from: ['PROCESSING'], to: 'REJECTED' },
+  // From PENDING too: a PSP that refuses the payout in the request itself never had it under way (CONTRACT §11.3).
+  { event: 'REJECTED', from: ['PENDING', 'PROCESSING'], to: 'REJECTED' },
   // Only before the provider has it: once PROCESSING, money may already be on its way.
   { event: 'CANCELLED', from: ['PENDING'], to: 'CANCELLED' },
 ];

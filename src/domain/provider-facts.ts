@@ -4,7 +4,7 @@
  */
 
 /** The connectors this gateway ships; a transaction's and a cashout's `provider`. */
-export const PROVIDER_NAMES = ['sandbox', 'api-pix', 'adyen'] as const;
+export const PROVIDER_NAMES = ['sandbox', 'api-pix', 'adyen', 'efi'] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
 /** The sale a fact concerns, as the provider names it. */
@@ -45,10 +45,26 @@ export type Fact =
   | { kind: 'PIX_RECEIVED'; endToEndId: string; txid: string | null; amount: number; paidAt: string }
   /** What became of our return of a Pix that paid nothing. */
   | { kind: 'PIX_RETURN'; endToEndId: string; status: 'SENT' | 'DONE' | 'REFUSED'; detail: string | null }
+  /** How a sent Pix (a cashout's payout) stands at the PSP, as its own API describes it. */
+  | {
+      kind: 'PAYOUT_OUTCOME';
+      cashoutId: number;
+      idEnvio: string;
+      status: PayoutStatus;
+      endToEndId: string | null;
+      amount: number;
+      /** Why it was not made (the PSP's words), null otherwise. */
+      reason: string | null;
+    }
+  /** Money the receiver's bank sent back after a payout was made. */
+  | { kind: 'PAYOUT_RETURNED'; cashoutId: number; idEnvio: string; returnId: string; amount: number }
   /** Something the provider says that changes nothing here (an event code the gateway does not act on). */
   | { kind: 'NOTICE'; what: string };
 
 export type FactKind = Fact['kind'];
+
+/** A sent Pix at the PSP: taken and under way, made, or not made (refused in the request, or by the receiver's side). */
+export type PayoutStatus = 'EM_PROCESSAMENTO' | 'REALIZADO' | 'NAO_REALIZADO';
 
 /** One fact as a connector hands it to the apply step. */
 export interface ProviderFact {

@@ -14,9 +14,14 @@ import { type AdyenConnector, adyenConnector } from './adyen/connector.ts';
 import { createAdyenFollowupJob } from './adyen/followup-job.ts';
 import { adyenNotifications } from './adyen/notifications.ts';
 import { pixCallback } from './api-pix/callback.ts';
+import { createPixTransport } from './api-pix/client/api-pix-client.ts';
 import { type ApiPixConfig, loadApiPixConfig } from './api-pix/config.ts';
 import { type ApiPixConnector, apiPixConnector } from './api-pix/connector.ts';
 import { createPixReconcileJob } from './api-pix/reconcile-job.ts';
+import { loadPayoutRailConfig, type PayoutRailConfig } from './efi/config.ts';
+import { type EfiPayoutConnector, efiPayoutConnector } from './efi/connector.ts';
+import { createPayoutJob } from './efi/payout-job.ts';
+import { createEfiPixSendClient } from './efi/pix-send-client.ts';
 import { createFollowupJob, heldFactsJob } from './events/jobs.ts';
 import type { Connector, InboundEndpoint, Providers } from './ports.ts';
 import { cardAutopilotJob, payoutAutopilotJob } from './sandbox/autopilot.ts';
@@ -27,16 +32,16 @@ import { type SandboxPsp, startSandboxPsp } from './sandbox/psp/index.ts';
 export interface RailSettings {
   pixRail: ApiPixConfig;
   cardRail: CardRailConfig;
-  /** Cashouts and boletos: only the sandbox so far (CONTRACT §11.3 and §11.4 name their real connector). */
-  payoutProvider: 'sandbox';
+  payoutRail: PayoutRailConfig;
+  /** Boletos: only the sandbox so far (CONTRACT §11.4 names their real connector). */
   boletoProvider: 'sandbox';
 }
 
-export function loadRailSettings(env: Env, core: Pick<Config, 'postbackSecret'>): RailSettings {
+export function loadRailSettings(env: Env, core: Pick<Config, 'postbackSecret' | 'pixReceiverKey'>): RailSettings {
   return {
     pixRail: loadApiPixConfig(env, core.postbackSecret),
     cardRail: loadCardRailConfig(env),
-    payoutProvider: oneOf(env, 'PAYOUT_PROVIDER', ['sandbox'] as const, 'sandbox'),
+    payoutRail: loadPayoutRailConfig(env, core.pixReceiverKey),
     boletoProvider: oneOf(env, 'BOLETO_PROVIDER', ['sandbox'] as const, 'sandbox'),
   };
 }
@@ -49,6 +54,7 @@ export interface Rails {
   /** The embedded PSP (PIX_PROVIDER=sandbox), its state in the database; null with a real PSP. */
   psp: SandboxPsp | null;
   adyen: AdyenConnector | null;
+  efi: EfiPayoutConnector;
 }
 
 interface Deps {
@@ -58,30 +64,61 @@ interface Deps {
   installationId: string;
 }
 
-export async function openRails(settings: RailSettings, deps: Deps): Promise<Rails> {
-  const { config, installationId } = deps;
-  const pix = settings.pixRail;
-  const psp =
-    pix.provider === 'sandbox'
-      ? await startSandboxPsp({
-          db: deps.db,
-          clock: deps.clock,
-          receiverKey: config.pixReceiverKey,
-          merchantName: config.pixMerchantName,
-          merchantCity: config.pixMerchantCity,
-          port: pix.sandboxPspPort,
-        })
-      : null;
-  const connection = psp ? { baseUrl: psp.apiUrl, tokenUrl: psp.tokenUrl, clientId: psp.clientId, clientSecret: psp.clientSecret } : pix.api!;
-  const apiPix = apiPixConnector(connection, {
+/** The embedded PSP, when PIX or payouts are the sandbox's. */
+async function openSandboxPsp(settings: RailSettings, { config, db, clock }: Deps): Promise<SandboxPsp | null> {
+  if (settings.pixRail.provider !== 'sandbox' && settings.payoutRail.provider !== 'sandbox') return null;
+  return startSandboxPsp({
+    db,
+    clock,
+    receiverKey: config.pixReceiverKey,
+    merchantName: config.pixMerchantName,
+    merchantCity: config.pixMerchantCity,
+    port: settings.pixRail.sandboxPspPort,
+  });
+}
+
+/** The API Pix connector, to a real PSP or to the embedded one. */
+function openApiPix(pix: ApiPixConfig, psp: SandboxPsp | null, { config, installationId }: Deps): ApiPixConnector {
+  const sandbox = pix.provider === 'sandbox';
+  const connection = sandbox ? { baseUrl: psp!.apiUrl, tokenUrl: psp!.tokenUrl, clientId: psp!.clientId, clientSecret: psp!.clientSecret } : pix.api!;
+  return apiPixConnector(connection, {
     installationId,
     receiverKey: config.pixReceiverKey,
     merchantName: config.pixMerchantName,
     merchantCity: config.pixMerchantCity,
-    sandbox: psp !== null,
+    sandbox,
   });
+}
+
+/** The payout connector: Efí itself, or the embedded PSP through the same connector. */
+function openPayouts(payout: PayoutRailConfig, psp: SandboxPsp | null, apiPix: ApiPixConnector | null, installationId: string) {
+  // One transport per PSP: with the embedded PSP on both rails, the API Pix client's connections and token serve the sends too.
+  const sendTransport = payout.efi
+    ? createPixTransport(payout.efi)
+    : apiPix
+      ? apiPix.client.transport
+      : createPixTransport({ baseUrl: psp!.efiUrl, tokenUrl: psp!.tokenUrl, clientId: psp!.clientId, clientSecret: psp!.clientSecret });
+  const efi = efiPayoutConnector(createEfiPixSendClient(payout.efi?.baseUrl ?? psp!.efiUrl, sendTransport), {
+    payerKey: payout.payerKey,
+    installationId,
+  });
+  return { efi, sendTransport };
+}
+
+export async function openRails(settings: RailSettings, deps: Deps): Promise<Rails> {
+  const { config, installationId } = deps;
+  const pix = settings.pixRail;
+  const payout = settings.payoutRail;
+  const psp = await openSandboxPsp(settings, deps);
+  const apiPix = openApiPix(pix, psp, deps);
   const adyen = settings.cardRail.adyen ? adyenConnector(settings.cardRail.adyen, installationId) : null;
-  const connectors: Record<ProviderName, Connector | null> = { sandbox: sandboxConnector(config.boletoBankCode), 'api-pix': apiPix, adyen };
+  const { efi, sendTransport } = openPayouts(payout, psp, pix.provider === 'sandbox' ? apiPix : null, installationId);
+  const connectors: Record<ProviderName, Connector | null> = {
+    sandbox: sandboxConnector(config.boletoBankCode),
+    'api-pix': apiPix,
+    adyen,
+    efi,
+  };
 
   let listening: string | null = null;
   const webhookUrl = () => {
@@ -89,7 +126,7 @@ export async function openRails(settings: RailSettings, deps: Deps): Promise<Rai
     return base === null ? null : `${base}/providers/pix/${pix.webhookSecret}`;
   };
   const inbound: InboundEndpoint[] = [
-    pixCallback(apiPix, pix.webhookSecret, installationId),
+    pixCallback(apiPix, pix.webhookSecret, installationId, efi),
     ...(adyen ? [adyenNotifications(adyen.connection)] : []),
   ];
   const rails: Record<PaymentMethod | 'PAYOUT', ProviderName> = {
@@ -97,7 +134,7 @@ export async function openRails(settings: RailSettings, deps: Deps): Promise<Rai
     CREDIT_CARD: adyen ? 'adyen' : 'sandbox',
     DEBIT_CARD: adyen ? 'adyen' : 'sandbox',
     BOLETO: 'sandbox',
-    PAYOUT: 'sandbox',
+    PAYOUT: 'efi',
   };
   const providers: Providers = {
     rails,
@@ -115,14 +152,16 @@ export async function openRails(settings: RailSettings, deps: Deps): Promise<Rai
       await apiPix.client.close();
       await psp?.close();
       await adyen?.client.close();
+      if (sendTransport !== apiPix.client.transport) await sendTransport.close();
     },
   };
   const jobs: Job[] = [
     heldFactsJob,
     createFollowupJob(pix.reconcileSeconds * 1000),
     createPixReconcileJob(apiPix, { reconcileSeconds: pix.reconcileSeconds, receiverKey: config.pixReceiverKey, installationId, webhookUrl }),
+    createPayoutJob(efi, { reconcileSeconds: pix.reconcileSeconds, payerKey: payout.payerKey, webhookUrl }),
     ...(adyen ? [createAdyenFollowupJob(adyen)] : []),
     ...(config.sandboxAutopilot ? [cardAutopilotJob, payoutAutopilotJob] : []),
   ];
-  return { providers, jobs, apiPix, psp, adyen };
+  return { providers, jobs, apiPix, psp, adyen, efi };
 }

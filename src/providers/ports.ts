@@ -5,6 +5,7 @@
  */
 import type { TSchema } from 'typebox';
 import type { CardBrand } from '../domain/card.ts';
+import type { PixKeyType } from '../domain/pix-keys.ts';
 import type { ProviderFact, ProviderName } from '../domain/provider-facts.ts';
 import type { Refusal, Result } from '../domain/result.ts';
 import type { PaymentMethod, TransactionEvent } from '../domain/transaction-states.ts';
@@ -56,11 +57,15 @@ export interface CardVerdict {
   providerData: Record<string, unknown>;
 }
 
-export type PayoutOutcome = 'COMPLETED' | 'REJECTED';
-export interface PayoutSent {
-  externalId: string;
-  providerData: Record<string, unknown>;
+/** A cashout to pay: its net amount to the seller's key (CONTRACT §8, §11.3). */
+export interface PayoutInput {
+  cashoutId: number;
+  netCents: number;
+  pixKey: string;
+  pixKeyType: PixKeyType;
 }
+/** What a send came to: what the provider's records say of the payout, or nothing for good yet (sent again later). */
+export type PayoutAttempt = { kind: 'facts'; facts: ProviderFact[] } | { kind: 'later'; retryAfterMs: number | null; why: string };
 
 /** A provider's answer to a refund (CONTRACT §5a): settled now, or accepted and settled later. */
 export type RefundOutcome = { status: 'SUCCEEDED' } | { status: 'FAILED'; reason: string } | { status: 'PENDING'; providerRef: string };
@@ -104,8 +109,10 @@ export interface Connector {
   /** Returns a sale's cents to the payer. Throws when the provider could not be reached: sent again later. */
   refund?(input: RefundInput): Promise<RefundOutcome>;
   cancel?(target: CancelTarget): Promise<CancelOutcome>;
-  /** Sends a cashout; its result arrives later. */
-  payout?(input: { cashoutId: number; amountCents: number; pixKey: string; pixKeyType: string }): PayoutSent;
+  /** Sends a cashout (again, with the same key, when a round left it PENDING); never throws. */
+  payout?(input: PayoutInput): Promise<PayoutAttempt>;
+  /** How a cashout's payout stands at the provider; null when the provider never had it. Throws when it cannot be asked. */
+  payoutFacts?(cashoutId: number): Promise<ProviderFact[] | null>;
 }
 
 /** A provider's message as it arrives, for an inbound endpoint. */

@@ -149,7 +149,7 @@ export type CashoutEvent = 'PROCESSING' | 'COMPLETED' | 'REJECTED' | 'CANCELLED'
 export const CASHOUT_EVENT_TABLE: Readonly<Record<CashoutEvent, { from: readonly CashoutStatus[]; to: CashoutStatus }>> = {
   PROCESSING: { from: ['PENDING'], to: 'PROCESSING' },
   COMPLETED: { from: ['PROCESSING'], to: 'COMPLETED' },
-  REJECTED: { from: ['PROCESSING'], to: 'REJECTED' },
+  REJECTED: { from: ['PENDING', 'PROCESSING'], to: 'REJECTED' },
   CANCELLED: { from: ['PENDING'], to: 'CANCELLED' },
 };
 export interface ModelCashout {

@@ -15,6 +15,7 @@ import {
 const LEGAL: [from: string, event: string, to: string][] = [
   ['PENDING', 'PROCESSING', 'PROCESSING'],
   ['PROCESSING', 'COMPLETED', 'COMPLETED'],
+  ['PENDING', 'REJECTED', 'REJECTED'],
   ['PROCESSING', 'REJECTED', 'REJECTED'],
   ['PENDING', 'CANCELLED', 'CANCELLED'],
 ];

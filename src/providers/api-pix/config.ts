@@ -71,14 +71,14 @@ function apiConnection(env: Env): ApiPixConnection {
  * The API Pix is spoken over TLS only (the BCB's security manual); plain http only for the sandbox
  * or a PSP test double on this machine.
  */
-function checkUrl(name: string, value: string, httpsOnly: boolean): void {
+export function checkUrl(name: string, value: string, httpsOnly: boolean): void {
   const url = URL.canParse(value) ? new URL(value) : fail(name, `must be an absolute URL, got "${value}"`);
   const loopback = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/.test(url.hostname);
   if (url.protocol === 'https:' || (url.protocol === 'http:' && (!httpsOnly || loopback))) return;
   fail(name, `must be an https URL, got "${value}"`);
 }
 
-function pem(name: string, file: string, kind: string): string {
+export function pem(name: string, file: string, kind: string): string {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');

@@ -5,6 +5,7 @@
  * or the fact held or left for the operator. Once a sale moves, its held facts are tried again, in
  * order, in that same transaction. Calls the gateway then owes the provider follow after the commit.
  */
+import { applyPayoutFact } from '../../cashouts/payout-moves.ts';
 import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/db.ts';
 import { type FactPlan, planRefundFact, planSaleFact, unknownSale } from '../../domain/fact-plans.ts';
@@ -89,6 +90,11 @@ async function applyStored(q: Queryable, event: StoredEvent, at: Date): Promise<
     }
     case 'PIX_RETURN':
       return applyReturn(q, event, fact, at);
+    case 'PAYOUT_OUTCOME':
+    case 'PAYOUT_RETURNED': {
+      const { plan, cashoutId } = await applyPayoutFact(q, fact, at);
+      return { state: plan.state, reason: plan.reason, transactionId: null, refundId: null, cashoutId, followup: null };
+    }
     default:
       return applySaleFact(q, event, fact, at);
   }

@@ -51,6 +51,7 @@ export interface Settled {
   reason: string | null;
   transactionId: number | null;
   refundId: number | null;
+  cashoutId?: number | null;
   followup: Followup | null;
 }
 
@@ -60,7 +61,7 @@ export async function settleEvent(q: Queryable, id: number, s: Settled, at: Date
   await run(
     q,
     sql`UPDATE provider_events SET state = ${s.state}, reason = ${s.reason}, transaction_id = coalesce(${s.transactionId}::bigint, transaction_id),
-          refund_id = coalesce(${s.refundId}::bigint, refund_id), applied_at = CASE WHEN ${s.state}::text = 'held' THEN NULL ELSE ${at}::timestamptz END,
+          refund_id = coalesce(${s.refundId}::bigint, refund_id), cashout_id = coalesce(${s.cashoutId ?? null}::bigint, cashout_id), applied_at = CASE WHEN ${s.state}::text = 'held' THEN NULL ELSE ${at}::timestamptz END,
           followup = coalesce(followup, ${s.followup}::text), followup_status = coalesce(followup_status, ${followupStatus}::text),
           followup_at = coalesce(followup_at, CASE WHEN ${followupStatus}::text IS NULL THEN NULL ELSE ${at}::timestamptz END),
           tried_at = ${at}, sale_moved = false

@@ -8,7 +8,8 @@ import type { TransactionEvent } from '../../domain/transaction-states.ts';
 import { moveTransaction } from '../../transactions/transitions.ts';
 import { claimEach } from '../../workers/claim.ts';
 import type { Job } from '../../workers/job.ts';
-import { type CardOutcome, operation, type PayoutOutcome } from '../ports.ts';
+import type { CardOutcome } from '../ports.ts';
+import { sandboxPayoutOutcome } from './processors.ts';
 
 const batch_size = 100;
 // Each card step waits this long, so a card sale settles within about a second.
@@ -38,28 +39,25 @@ export const cardAutopilotJob: Job = {
 interface DueCashout {
   id: number;
   status: string;
-  amount: number;
   pix_key: string;
   pix_key_type: string;
-  outcome: PayoutOutcome | null;
 }
 
-/** The sandbox payout provider: PENDING → (sent) PROCESSING → its result, COMPLETED or REJECTED. */
+/**
+ * Cashouts of the in-process sandbox bank, written before payouts went through the Efí connector to
+ * the embedded PSP: PENDING → PROCESSING → COMPLETED or REJECTED, so that none is left half way.
+ */
 export const payoutAutopilotJob: Job = {
   name: 'sandbox-payout-autopilot',
   idle_interval_ms: 100,
   async run(ctx) {
     const now = ctx.clock.now();
     const due = sql`
-      SELECT id, status, amount, pix_key, pix_key_type, provider_data->>'sandboxOutcome' AS outcome FROM cashouts
+      SELECT id, status, pix_key, pix_key_type FROM cashouts
       WHERE status IN ('PENDING', 'PROCESSING') AND provider = 'sandbox' AND updated_at <= ${new Date(now.getTime() - payout_step_ms)}
       ORDER BY updated_at LIMIT ${batch_size}`;
-    return claimEach<DueCashout>(ctx.db, due, async (q, c) => {
-      if (c.status !== 'PENDING') return moveCashout(q, c.id, c.outcome ?? 'COMPLETED', now);
-      // Persisted first (PENDING), then sent, then updated with what the provider answered.
-      const payout = operation(ctx.providers.connector('sandbox'), 'payout');
-      const sent = payout({ cashoutId: c.id, amountCents: c.amount, pixKey: c.pix_key, pixKeyType: c.pix_key_type });
-      return moveCashout(q, c.id, 'PROCESSING', now, sent);
-    });
+    return claimEach<DueCashout>(ctx.db, due, (q, c) =>
+      moveCashout(q, c.id, c.status === 'PENDING' ? 'PROCESSING' : sandboxPayoutOutcome(c.pix_key_type, c.pix_key), now),
+    );
   },
 };

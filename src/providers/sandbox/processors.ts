@@ -1,11 +1,11 @@
 /**
- * The sandbox connector: the in-process card processor, boleto issuer and payout bank (CONTRACT §6).
- * Their outcomes are decided when they see the card or the key, and played by the autopilots; PIX
- * goes through the API Pix connector to the embedded PSP (./psp).
+ * The sandbox connector: the in-process card processor and boleto issuer (CONTRACT §6). Card outcomes
+ * are decided when it sees the card, and played by the autopilot; PIX and payouts go through the
+ * API Pix and Efí connectors to the embedded PSP (./psp).
  */
 import { buildBoleto, freeFieldForSale } from '../../domain/boleto.ts';
 import { randomBytes } from '../../domain/random.ts';
-import type { CardOutcome, Connector, PayoutOutcome } from '../ports.ts';
+import type { CardOutcome, Connector } from '../ports.ts';
 
 const externalId = (prefix: string) => `sbx_${prefix}_${randomBytes(12).toString('hex')}`;
 
@@ -19,8 +19,8 @@ export function sandboxCardOutcome(number: string): CardOutcome {
   return sandbox_card_outcomes[number] ?? 'APPROVED';
 }
 
-/** CONTRACT §6: an EMAIL key ending in @reject.test is rejected by the sandbox bank. */
-export function sandboxPayoutOutcome(pixKeyType: string, pixKey: string): PayoutOutcome {
+/** CONTRACT §6: an EMAIL key ending in @reject.test is rejected (cashouts paid by the in-process sandbox, before the Efí connector). */
+export function sandboxPayoutOutcome(pixKeyType: string, pixKey: string): 'COMPLETED' | 'REJECTED' {
   return pixKeyType === 'EMAIL' && pixKey.endsWith('@reject.test') ? 'REJECTED' : 'COMPLETED';
 }
 
@@ -35,10 +35,6 @@ export function sandboxConnector(boletoBankCode: string): Connector {
     },
     // The sandbox decides now, while it sees the number; the autopilot plays the outcome later.
     reference: ({ number }) => ({ externalId: externalId('card'), providerData: { sandboxOutcome: sandboxCardOutcome(number) } }),
-    payout: ({ pixKey, pixKeyType }) => ({
-      externalId: externalId('pay'),
-      providerData: { sandboxOutcome: sandboxPayoutOutcome(pixKeyType, pixKey) },
-    }),
     // The sandbox card processor and bank refund at once (CONTRACT §5a), and give back at once what a sale cannot take.
     refund: async () => ({ status: 'SUCCEEDED' }),
     cancel: async () => ({ status: 'DONE', detail: null }),

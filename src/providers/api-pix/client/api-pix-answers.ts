@@ -190,6 +190,9 @@ export function readProblema(body: unknown): Problema | undefined {
   if (typeof o.status === 'number') problem.status = o.status;
   put(problem, 'detail', text(o.detail));
   put(problem, 'correlationId', text(o.correlationId));
+  // Efí's own endpoints (Pix sending) answer errors as { nome, mensagem }: the name is what a caller acts on.
+  put(problem, 'nome', text(o.nome));
+  put(problem, 'mensagem', text(o.mensagem));
   if (Array.isArray(o.violacoes)) {
     problem.violacoes = o.violacoes
       .filter((v): v is Obj => typeof v === 'object' && v !== null)

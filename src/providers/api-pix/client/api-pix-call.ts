@@ -153,7 +153,7 @@ export function createCaller(o: CallerOptions): Call {
       if ('value' in outcome) return outcome.value;
       const { failure } = outcome;
       const delay = nextDelay(failure, spec.idempotent || !outcome.apiReached, tries, a.deadline, outcome.retryAfterMs);
-      if (delay === null) throw failure.withAttempts(tries + (a.refreshed ? 1 : 0));
+      if (delay === null) throw failure.withAttempts(tries + (a.refreshed ? 1 : 0), undefined, outcome.retryAfterMs);
       o.logger?.warn(
         { operation: spec.operation, attempt: tries, kind: failure.kind, status: failure.status, delayMs: Math.round(delay) },
         'API Pix call failed; retrying',

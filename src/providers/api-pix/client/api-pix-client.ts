@@ -1,4 +1,3 @@
-import type { Agent } from 'undici';
 import { AnswerError, readCobCompleta, readCobGerada, readDevolucao, readPix, readPixConsultados, readWebhookCompleto } from './api-pix-answers.ts';
 import { type Call, createCaller } from './api-pix-call.ts';
 import { ApiPixError } from './api-pix-error.ts';
@@ -48,6 +47,8 @@ export interface ApiPixClientOptions {
 }
 
 export interface ApiPixClient {
+  /** Its connections and token cache, for a client of the same PSP's other endpoints. */
+  readonly transport: PixTransport;
   putCob(txid: string, body: CobSolicitada): Promise<CobGerada>;
   getCob(txid: string): Promise<CobCompleta>;
   patchCob(txid: string, body: CobRevisada): Promise<CobGerada>;
@@ -115,9 +116,19 @@ const cobPath = (txid: string, op: string) => `/cob/${param(txid, TXID, 'txid', 
 const pixPath = (e2eid: string, op: string) => `/pix/${param(e2eid, E2EID, 'e2eid', op)}`;
 const devolucaoPath = (e2eid: string, id: string, op: string) => `${pixPath(e2eid, op)}/devolucao/${param(id, DEVOLUCAO_ID, 'id', op)}`;
 
-/** The client's one connection pool, shared by the token source and the calls. */
-function plumbing(options: ApiPixClientOptions): { agent: Agent; call: Call } {
-  const { baseUrl } = checkOptions(options);
+/**
+ * One connection pool (mTLS) and one token cache, with their deadlines: the calls of every client
+ * made on it share them, whatever root of the PSP they address (the API Pix, and a PSP's own
+ * endpoints beside it, such as Efí's Pix sending).
+ */
+export interface PixTransport {
+  /** A caller of operations under `baseUrl`. */
+  caller(baseUrl: string): Call;
+  close(): Promise<void>;
+}
+
+export function createPixTransport(options: ApiPixClientOptions): PixTransport {
+  checkOptions(options);
   const requestMs = options.timeouts?.requestMs ?? defaults.requestMs;
   const agent = createAgent({
     cert: options.cert,
@@ -128,12 +139,16 @@ function plumbing(options: ApiPixClientOptions): { agent: Agent; call: Call } {
   });
   const tokens = createTokenSource({ ...options, agent, requestMs, clock: options.clock ?? Date.now });
   const maxAttempts = options.maxAttempts ?? defaults.maxAttempts;
-  return { agent, call: createCaller({ baseUrl, agent, tokens, requestMs, maxAttempts, logger: options.logger }) };
+  return {
+    caller: (baseUrl) => createCaller({ baseUrl: new URL(baseUrl), agent, tokens, requestMs, maxAttempts, logger: options.logger }),
+    close: () => agent.destroy(),
+  };
 }
 
-export function createApiPixClient(options: ApiPixClientOptions): ApiPixClient {
-  const { agent, call } = plumbing(options);
+export function createApiPixClient(options: ApiPixClientOptions, transport = createPixTransport(options)): ApiPixClient {
+  const call = transport.caller(options.baseUrl);
   const client: ApiPixClient = {
+    transport,
     async putCob(txid, body) {
       const operation = 'PUT /cob/{txid}';
       if (!isValor(body.valor?.original)) throw new RangeError(`API Pix ${operation}: valor.original must be reais with two decimals`);
@@ -188,7 +203,7 @@ export function createApiPixClient(options: ApiPixClientOptions): ApiPixClient {
       const operation = 'GET /webhook/{chave}';
       return call({ method: 'GET', operation, path: `/webhook/${chaveParam(chave, operation)}`, idempotent: true, read: readWebhookCompleto });
     },
-    close: () => agent.destroy(),
+    close: () => transport.close(),
   };
   return client;
 }

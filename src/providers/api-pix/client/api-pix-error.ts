@@ -18,6 +18,8 @@ export interface ApiPixErrorInit {
   status?: number;
   problem?: Problema;
   attempts?: number;
+  /** The PSP's Retry-After (429, 503), in ms. */
+  retryAfterMs?: number;
   cause?: unknown;
 }
 
@@ -30,6 +32,7 @@ export class ApiPixError extends Error {
   readonly problem?: Problema;
   /** Requests sent for this call, the 401 refresh included. */
   readonly attempts: number;
+  readonly retryAfterMs?: number;
 
   constructor(init: ApiPixErrorInit) {
     const attempts = init.attempts ?? 1;
@@ -41,11 +44,13 @@ export class ApiPixError extends Error {
     if (init.status !== undefined) this.status = init.status;
     if (init.problem !== undefined) this.problem = init.problem;
     this.attempts = attempts;
+    if (init.retryAfterMs !== undefined) this.retryAfterMs = init.retryAfterMs;
   }
 
   /** The same failure, as the outcome of a call that took `attempts` requests and reports as `operation`. */
-  withAttempts(attempts: number, operation = this.operation): ApiPixError {
+  withAttempts(attempts: number, operation = this.operation, retryAfterMs = this.retryAfterMs): ApiPixError {
     return new ApiPixError({
+      retryAfterMs,
       kind: this.kind,
       operation,
       reason: this.reason,
@@ -62,7 +67,9 @@ const problem_text_max = 300;
 /** A short line out of a problem+json body: type's last segment, title, detail and the violated properties (not their values, which may be personal data). */
 export function describeProblem(problem: Problema): string {
   const type = problem.type?.split('/').pop();
-  const parts = [type, problem.title, problem.detail].filter((p): p is string => typeof p === 'string' && p.length > 0);
+  const parts = [type, problem.title, problem.detail, problem.nome, problem.mensagem].filter(
+    (p): p is string => typeof p === 'string' && p.length > 0,
+  );
   const violated = (problem.violacoes ?? []).map((v) => [v.propriedade, v.razao].filter(Boolean).join(': ')).filter((v) => v.length > 0);
   if (violated.length > 0) parts.push(`violações: ${violated.join('; ')}`);
   const text = [...new Set(parts)].join(' — ');

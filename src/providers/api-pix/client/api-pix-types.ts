@@ -159,4 +159,7 @@ export interface Problema {
   detail?: string;
   correlationId?: string;
   violacoes?: Violacao[];
+  /** Efí's error name on its own endpoints (e.g. "chave_invalida"), with `mensagem` its words. */
+  nome?: string;
+  mensagem?: string;
 }

@@ -15,6 +15,8 @@ export interface CallbackSender {
   mode: 'deliver' | 'drop';
   /** Resolves once the callback was answered 2xx, given up, dropped or not due (no webhook); never rejects. */
   notify(e2eid: string): Promise<void>;
+  /** The same for a callback item made by the caller (a sent Pix's), to the webhook of `chave`. */
+  notifyItem(chave: string, item: object, ref: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -29,13 +31,26 @@ export function callbackSender(o: CallbackOptions): CallbackSender {
   const closing = new AbortController();
   const agent = new Agent({ connections: 16 });
   const inFlight = new Set<Promise<void>>();
+  const track = (work: Promise<void>, ref: string) => {
+    const p = work.catch((err) => o.logger.error({ err, ref }, 'sandbox PSP: callback failed'));
+    inFlight.add(p);
+    void p.finally(() => inFlight.delete(p));
+    return p;
+  };
   const sender: CallbackSender = {
     mode: 'deliver',
     notify(e2eid) {
-      const p = send(o, agent, closing.signal, sender.mode, e2eid).catch((err) => o.logger.error({ err, e2eid }, 'sandbox PSP: callback failed'));
-      inFlight.add(p);
-      void p.finally(() => inFlight.delete(p));
-      return p;
+      return track(
+        (async () => {
+          const pix = await pixById(o.db, e2eid);
+          // The file: only Pix associated with a txid are notified.
+          if (pix?.txid) await send(o, agent, closing.signal, sender.mode, pix.chave, pix, e2eid);
+        })(),
+        e2eid,
+      );
+    },
+    notifyItem(chave, item, ref) {
+      return track(send(o, agent, closing.signal, sender.mode, chave, item, ref), ref);
     },
     async close() {
       closing.abort();
@@ -46,18 +61,15 @@ export function callbackSender(o: CallbackOptions): CallbackSender {
   return sender;
 }
 
-async function send(o: CallbackOptions, agent: Agent, closing: AbortSignal, mode: string, e2eid: string): Promise<void> {
-  const pix = await pixById(o.db, e2eid);
-  // The file: only Pix associated with a txid are notified.
-  if (!pix?.txid) return;
-  const webhook = await findWebhook(o.db, pix.chave);
+async function send(o: CallbackOptions, agent: Agent, closing: AbortSignal, mode: string, chave: string, item: object, e2eid: string): Promise<void> {
+  const webhook = await findWebhook(o.db, chave);
   if (!webhook) return;
   if (mode === 'drop') {
     o.logger.info({ e2eid }, 'sandbox PSP: callback dropped on purpose');
     return;
   }
   const url = callbackUrl(webhook.webhook_url);
-  const body = JSON.stringify({ pix: [pix] });
+  const body = JSON.stringify({ pix: [item] });
   for (let attempt = 0; attempt <= o.retryDelaysMs.length; attempt++) {
     if (attempt > 0 && !(await pause(o.retryDelaysMs[attempt - 1]!, closing))) return;
     const outcome = await post(agent, url, body, AbortSignal.any([closing, AbortSignal.timeout(o.timeoutMs)]));

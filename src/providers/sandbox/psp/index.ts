@@ -18,6 +18,8 @@ import { receivePix } from './payments.ts';
 import { registerPixRoutes } from './pix-routes.ts';
 import { pixById } from './pix-store.ts';
 import { installProblemHandlers } from './problems.ts';
+import { registerSendRoutes } from './send-routes.ts';
+import { Sends } from './sends.ts';
 import type { PspClock, PspLogger, SandboxPsp, SandboxPspOptions } from './types.ts';
 import { registerWebhookRoutes } from './webhooks.ts';
 
@@ -66,6 +68,8 @@ interface AppParts {
   merchant: Merchant;
   credentials: Credentials;
   devolucoes: Devolucoes;
+  sends: Sends;
+  stopping: AbortSignal;
   publicHost(): string;
   jwksUrl(): string;
 }
@@ -78,22 +82,62 @@ async function buildApp(p: AppParts): Promise<FastifyInstance> {
   const issuer = tokenIssuer(p.credentials, clock);
   registerTokenRoute(app, p.credentials, issuer);
   registerLocationRoutes(app, { db: o.db, clock, signer: createJwsSigner(), jwksUrl: p.jwksUrl });
+  const webhooks = {
+    db: o.db,
+    receiverKey: o.receiverKey,
+    receiverCnpj: o.receiverCnpj ?? '11222333000181',
+    allowHttp: o.allowHttpWebhooks ?? false,
+    now: () => clock.now(),
+  };
+  // Efí's own endpoints beside its API Pix: sending Pix, and the webhook of the paying key at /v2/webhook.
+  await app.register(async (efi) => {
+    efi.addHook('onRequest', bearerCheck(issuer));
+    registerSendRoutes(efi, { db: o.db, sends: p.sends, payerKey: o.receiverKey, stopping: p.stopping });
+    await efi.register(async (v2) => registerWebhookRoutes(v2, webhooks), { prefix: '/v2' });
+  });
   await app.register(
     async (api) => {
       api.addHook('onRequest', bearerCheck(issuer));
       registerCobRoutes(api, { db: o.db, clock, receiverKey: o.receiverKey, merchant: p.merchant, publicHost: p.publicHost });
       registerPixRoutes(api, o.db, p.devolucoes);
-      registerWebhookRoutes(api, {
-        db: o.db,
-        receiverKey: o.receiverKey,
-        receiverCnpj: o.receiverCnpj ?? '11222333000181',
-        allowHttp: o.allowHttpWebhooks ?? false,
-        now: () => clock.now(),
-      });
+      registerWebhookRoutes(api, webhooks);
     },
     { prefix: '/api/v2' },
   );
   return app;
+}
+
+/** What works behind the routes: callbacks, devoluções settling, Pix sending. */
+function engines(o: SandboxPspOptions, clock: PspClock, logger: PspLogger) {
+  const callbacks = callbackSender({
+    db: o.db,
+    logger,
+    timeoutMs: o.callbackTimeoutMs ?? 5_000,
+    retryDelaysMs: o.callbackRetryDelaysMs ?? [250, 1_000, 3_000],
+  });
+  const devolucoes = new Devolucoes({ db: o.db, clock, delayMs: o.devolucaoDelayMs ?? 300, callbacks, logger });
+  const sends = new Sends({
+    db: o.db,
+    clock,
+    delayMs: o.sendDelayMs ?? 600,
+    payerFloatCents: o.payerFloatCents ?? 100_000_000_000,
+    callbacks,
+    logger,
+  });
+  return { callbacks, devolucoes, sends };
+}
+
+/** The test knobs of Pix sending. */
+function sendKnobs(sends: Sends): Pick<SandboxPsp, 'failNextSends' | 'loseNextSendAnswers' | 'rejectNextSends' | 'settleSends' | 'returnSent'> {
+  return {
+    failNextSends: (n, failure) => sends.failNext(n, failure),
+    loseNextSendAnswers: (n, how) => sends.loseNextAnswers(n, how),
+    rejectNextSends: (n) => sends.rejectNext(n),
+    settleSends: () => sends.settleAll(),
+    returnSent: async (idEnvio, amountCents) => {
+      await sends.returnSent(idEnvio, amountCents);
+    },
+  };
 }
 
 export async function startSandboxPsp(o: SandboxPspOptions): Promise<SandboxPsp> {
@@ -105,17 +149,13 @@ export async function startSandboxPsp(o: SandboxPspOptions): Promise<SandboxPsp>
     clientId: o.clientId ?? `sandbox-${randomBytes(6).toString('hex')}`,
     clientSecret: o.clientSecret ?? randomBytes(24).toString('base64url'),
   };
-  const callbacks = callbackSender({
-    db: o.db,
-    logger,
-    timeoutMs: o.callbackTimeoutMs ?? 5_000,
-    retryDelaysMs: o.callbackRetryDelaysMs ?? [250, 1_000, 3_000],
-  });
-  const devolucoes = new Devolucoes({ db: o.db, clock, delayMs: o.devolucaoDelayMs ?? 300, callbacks, logger });
+  const { callbacks, devolucoes, sends } = engines(o, clock, logger);
+  const stopping = new AbortController();
   let publicHost = '';
   const jwksUrl = () => `http://${publicHost}${JWKS_PATH}`;
 
-  const app = await buildApp({ o, clock, logger, merchant, credentials, devolucoes, publicHost: () => publicHost, jwksUrl });
+  const parts = { o, clock, logger, merchant, credentials, devolucoes, sends, stopping: stopping.signal, jwksUrl };
+  const app = await buildApp({ ...parts, publicHost: () => publicHost });
 
   const host = o.host ?? '127.0.0.1';
   await app.listen({ host, port: o.port ?? 0 });
@@ -126,13 +166,17 @@ export async function startSandboxPsp(o: SandboxPspOptions): Promise<SandboxPsp>
   // waiting on one ends at once. Devoluções left pending are settled by the next process.
   const close = async () => {
     devolucoes.stop();
+    sends.stop();
+    stopping.abort();
     await app.close();
     await callbacks.close();
     await devolucoes.drain();
+    await sends.drain();
   };
   try {
     checkPublicHost(publicHost);
     await devolucoes.resume();
+    await sends.resume();
   } catch (error) {
     await close();
     throw error;
@@ -140,6 +184,7 @@ export async function startSandboxPsp(o: SandboxPspOptions): Promise<SandboxPsp>
 
   return {
     apiUrl: `${base}/api/v2`,
+    efiUrl: base,
     tokenUrl: `${base}/oauth/token`,
     clientId: credentials.clientId,
     clientSecret: credentials.clientSecret,
@@ -157,6 +202,7 @@ export async function startSandboxPsp(o: SandboxPspOptions): Promise<SandboxPsp>
     failNextDevolucoes: (n) => devolucoes.failNext(n),
     openMedDevolucao: (e2eid, input) => devolucoes.openMed(e2eid, input.amountCents, input.natureza),
     settleDevolucoes: () => devolucoes.settleAll(),
+    ...sendKnobs(sends),
     close,
   };
 }

@@ -77,14 +77,27 @@ export interface SandboxPspOptions {
   callbackRetryDelaysMs?: readonly number[];
   /** Plain-http webhook URLs are accepted for loopback hosts only, unless this is true. */
   allowHttpWebhooks?: boolean;
+  /** A sent Pix settles (REALIZADO or NAO_REALIZADO) this long after it was taken (default 600 ms). */
+  sendDelayMs?: number;
+  /** The paying key's balance before any Pix came in or went out (default R$ 1.000.000.000,00). */
+  payerFloatCents?: number;
   /** The receiver's CNPJ, which the official WebhookCompleto schema requires in GET /webhook. */
   receiverCnpj?: string;
   logger?: PspLogger;
 }
 
+/** A refusal of a send, armed by a test: the HTTP status and Efí's error name (Retry-After with 429). */
+export interface SendFailure {
+  status: number;
+  nome?: string;
+  retryAfterSeconds?: number;
+}
+
 export interface SandboxPsp {
   /** The API Pix root, e.g. http://127.0.0.1:PORT/api/v2 */
   readonly apiUrl: string;
+  /** The root of Efí's own endpoints (Pix sending, /v2/webhook), e.g. http://127.0.0.1:PORT */
+  readonly efiUrl: string;
   readonly tokenUrl: string;
   readonly clientId: string;
   readonly clientSecret: string;
@@ -101,6 +114,16 @@ export interface SandboxPsp {
   failNextDevolucoes(n: number): void;
   /** A devolução by MED: DEVOLVIDO at once, then a callback. Throws for an unknown Pix or an amount beyond what is left. */
   openMedDevolucao(e2eid: string, input: { amountCents: number; natureza: MedNatureza }): Promise<Devolucao>;
+  /** The next n sends are refused in the request (nothing sent). */
+  failNextSends(n: number, failure: SendFailure): void;
+  /** The next n sends are made, but their answer is lost: the connection reset, or never answered. */
+  loseNextSendAnswers(n: number, how: 'reset' | 'hang'): void;
+  /** The next n sends are taken, then end NAO_REALIZADO (the receiver's side refused them). */
+  rejectNextSends(n: number): void;
+  /** Settles every sent Pix still under way now, and waits for their callbacks. */
+  settleSends(): Promise<void>;
+  /** The receiver's bank sends back part or all of a sent Pix made; the callback follows. */
+  returnSent(idEnvio: string, amountCents: number): Promise<void>;
   /** Settles every devolução still EM_PROCESSAMENTO now, and waits for their callbacks. */
   settleDevolucoes(): Promise<void>;
   close(): Promise<void>;

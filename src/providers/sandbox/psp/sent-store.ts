@@ -1,0 +1,124 @@
+/** Pix sent by the embedded PSP (sandbox_psp_sent), and how Efí's API shows them. */
+import type { Queryable } from '../../../db/db.ts';
+import { maybeOne, one, run, sql } from '../../../db/sql.ts';
+import { compact, iso, valorOf } from './wire.ts';
+
+export type SentStatus = 'EM_PROCESSAMENTO' | 'REALIZADO' | 'NAO_REALIZADO';
+
+export interface SentReturn {
+  id: string;
+  rtrId: string;
+  valor: string;
+  horario: { solicitacao: string; liquidacao: string };
+  status: 'DEVOLVIDO';
+}
+
+export interface SentRow {
+  id_envio: string;
+  end_to_end_id: string;
+  valor_cents: number;
+  pagador_chave: string;
+  info_pagador: string | null;
+  favorecido_chave: string;
+  favorecido_documento: string | null;
+  status: SentStatus;
+  motivo: string | null;
+  solicitacao: Date;
+  liquidacao: Date | null;
+  settle_at: Date;
+  request_canonical: string;
+  devolucoes: SentReturn[];
+}
+
+export async function insertSent(q: Queryable, row: Omit<SentRow, 'devolucoes' | 'liquidacao'>): Promise<SentRow> {
+  const r = await run<SentRow>(
+    q,
+    sql`INSERT INTO sandbox_psp_sent (id_envio, end_to_end_id, valor_cents, pagador_chave, info_pagador, favorecido_chave, favorecido_documento,
+          status, motivo, solicitacao, settle_at, request_canonical)
+        VALUES (${row.id_envio}, ${row.end_to_end_id}, ${row.valor_cents}, ${row.pagador_chave}, ${row.info_pagador}, ${row.favorecido_chave},
+          ${row.favorecido_documento}, ${row.status}, ${row.motivo}, ${row.solicitacao}, ${row.settle_at}, ${row.request_canonical})
+        RETURNING *`,
+  );
+  return one(r);
+}
+
+export async function findSent(q: Queryable, idEnvio: string, lock = false): Promise<SentRow | null> {
+  const r = lock
+    ? await run<SentRow>(q, sql`SELECT * FROM sandbox_psp_sent WHERE id_envio = ${idEnvio} FOR UPDATE`)
+    : await run<SentRow>(q, sql`SELECT * FROM sandbox_psp_sent WHERE id_envio = ${idEnvio}`);
+  return maybeOne(r);
+}
+
+export async function pendingSent(q: Queryable): Promise<SentRow[]> {
+  return (await run<SentRow>(q, sql`SELECT * FROM sandbox_psp_sent WHERE status = 'EM_PROCESSAMENTO' ORDER BY settle_at`)).rows;
+}
+
+/** Settles a sent Pix still under way: REALIZADO, or NAO_REALIZADO when it carries a refusal. Null when already settled. */
+export async function settleSent(q: Queryable, idEnvio: string, at: Date): Promise<SentRow | null> {
+  const r = await run<SentRow>(
+    q,
+    sql`UPDATE sandbox_psp_sent SET status = CASE WHEN motivo IS NULL THEN 'REALIZADO' ELSE 'NAO_REALIZADO' END,
+          liquidacao = CASE WHEN motivo IS NULL THEN ${at}::timestamptz END
+        WHERE id_envio = ${idEnvio} AND status = 'EM_PROCESSAMENTO' RETURNING *`,
+  );
+  return maybeOne(r);
+}
+
+export async function addReturn(q: Queryable, idEnvio: string, ret: SentReturn): Promise<SentRow> {
+  const r = await run<SentRow>(
+    q,
+    sql`UPDATE sandbox_psp_sent SET devolucoes = devolucoes || ${JSON.stringify([ret])}::jsonb WHERE id_envio = ${idEnvio} RETURNING *`,
+  );
+  return one(r);
+}
+
+/**
+ * The paying key's balance: its float, plus Pix received and sent Pix returned, less devoluções
+ * made and Pix sent that were not refused. Read under the caller's lock on sending.
+ */
+export async function payerBalanceCents(q: Queryable, chave: string, floatCents: number): Promise<number> {
+  const r = await run<{ balance: string }>(
+    q,
+    sql`SELECT (${floatCents}::bigint
+        + (SELECT coalesce(sum(valor_cents), 0) FROM sandbox_psp_pix WHERE chave = ${chave})
+        - (SELECT coalesce(sum(d.valor_cents), 0) FROM sandbox_psp_devolucoes d JOIN sandbox_psp_pix p USING (end_to_end_id)
+            WHERE p.chave = ${chave} AND d.status <> 'NAO_REALIZADO')
+        - (SELECT coalesce(sum(valor_cents), 0) FROM sandbox_psp_sent WHERE pagador_chave = ${chave} AND status <> 'NAO_REALIZADO')
+        + (SELECT coalesce(sum((r->>'valor')::numeric * 100), 0) FROM sandbox_psp_sent, jsonb_array_elements(devolucoes) r
+            WHERE pagador_chave = ${chave}))::text AS balance`,
+  );
+  return Number(one(r).balance);
+}
+
+/** Efí's GET /v2/gn/pix/enviados/id-envio/{idEnvio} answer. */
+export function sentJson(row: SentRow) {
+  return compact({
+    endToEndId: row.end_to_end_id,
+    idEnvio: row.id_envio,
+    valor: valorOf(row.valor_cents),
+    chave: row.pagador_chave,
+    status: row.status,
+    infoPagador: row.info_pagador ?? undefined,
+    horario: compact({ solicitacao: iso(row.solicitacao), liquidacao: row.liquidacao ? iso(row.liquidacao) : undefined }),
+    favorecido: { chave: row.favorecido_chave },
+    gnExtras: row.status === 'NAO_REALIZADO' && row.motivo ? { erro: { codigo: 'AB03', motivo: row.motivo } } : undefined,
+    devolucoes: row.devolucoes.length > 0 ? row.devolucoes : undefined,
+  });
+}
+
+/** The callback item of a sent Pix, as Efí posts it to the paying key's webhook. */
+export function sentCallbackItem(row: SentRow) {
+  return compact({
+    endToEndId: row.end_to_end_id,
+    chave: row.favorecido_chave,
+    status: row.status,
+    tipo: 'SOLICITACAO',
+    valor: valorOf(row.valor_cents),
+    horario: iso(row.liquidacao ?? row.solicitacao),
+    gnExtras: compact({
+      idEnvio: row.id_envio,
+      erro: row.status === 'NAO_REALIZADO' && row.motivo ? { codigo: 'AB03', motivo: row.motivo } : undefined,
+    }),
+    devolucoes: row.devolucoes.length > 0 ? row.devolucoes : undefined,
+  });
+}
