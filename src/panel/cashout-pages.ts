@@ -38,6 +38,20 @@ const cashout_status_names: Record<string, string> = {
   REJECTED: 'Recusado',
   CANCELLED: 'Cancelado',
 };
+// What the PSP said of the payout's Pix (CONTRACT §11.3), beside the cashout's own status.
+const psp_status_names: Record<string, string> = {
+  EM_PROCESSAMENTO: 'Pix em processamento no PSP',
+  REALIZADO: 'Pix realizado',
+  NAO_REALIZADO: 'Pix não realizado',
+};
+
+/** The PSP's outcome and reason, and money returned after the payout, in words; null when the PSP said nothing yet. */
+function pspDetail(c: { provider_data: Record<string, unknown> | null; failure_reason: string | null; returned_amount: number }): string | null {
+  const said = typeof c.provider_data?.status === 'string' ? (psp_status_names[c.provider_data.status] ?? c.provider_data.status) : null;
+  const parts = [said, c.failure_reason, c.returned_amount > 0 ? `devolvido ${reais(c.returned_amount)}` : null].filter(Boolean);
+  return parts.length > 0 ? parts.join(' — ') : null;
+}
+
 const key_type_names: Record<string, string> = { CPF: 'CPF', CNPJ: 'CNPJ', EMAIL: 'E-mail', PHONE: 'Telefone', RANDOM: 'Chave aleatória' };
 
 interface Typed {
@@ -139,6 +153,7 @@ async function cashoutsPage(
       fees: reais(c.fee_total),
       net: reais(c.net_amount),
       status: cashout_status_names[c.status] ?? c.status,
+      psp: pspDetail(c),
     })),
   });
 }

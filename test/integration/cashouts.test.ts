@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { payoutAutopilotJob } from '../../src/providers/sandbox/autopilot.ts';
 import { onPostgres } from '../helpers/databases.ts';
 import { fund } from '../helpers/funding.ts';
-import { adminHeaders, type Gateway, type SellerKeys, startGateway } from '../helpers/gateway.ts';
+import { adminHeaders, type Gateway, railJob, type SellerKeys, startGateway } from '../helpers/gateway.ts';
 
 describe('cashouts', () => {
   let gw: Gateway;
@@ -45,7 +45,8 @@ describe('cashouts', () => {
     assert.deepEqual(await balance(seller), { available: 34_950, blocked: 15_050, total: 50_000 });
     const read = await gw.app.inject({ method: 'GET', url: `/api/public/cashout/${c.id}`, headers: seller.headers });
     assert.equal(read.statusCode, 200);
-    assert.deepEqual(read.json(), c);
+    // The read adds what the payout provider said (CONTRACT §11.3): nothing yet.
+    assert.deepEqual(read.json(), { ...c, failureReason: null, returnedAmount: '0.00' });
     await verifyOk();
   });
 
@@ -216,11 +217,10 @@ describe('cashouts', () => {
     assert.equal((await gw.app.inject({ method: 'GET', url: '/api/public/cashout/abc', headers: seller.headers })).statusCode, 400);
   });
 
-  test('the sandbox autopilot: PENDING → PROCESSING → COMPLETED, and @reject.test → REJECTED', async () => {
+  test('the sandbox payout: the efi connector and the embedded PSP, PENDING → PROCESSING → COMPLETED, and @reject.test → REJECTED', async () => {
     const seller = await fundedSeller(100_000);
     const ok = (await cashout(seller, { amount: 100, pixKey: '52998224725' })).json();
     const bad = (await cashout(seller, { amount: 200, pixKey: 'someone@reject.test', pixKeyType: 'EMAIL' })).json();
-    await payoutAutopilotJob.run(gw.ctx); // not yet due
     const status = async (id: number) =>
       (
         await gw.ctx.db.query<{ status: string; external_id: string | null; processed_at: Date | null }>(
@@ -228,17 +228,31 @@ describe('cashouts', () => {
           [id],
         )
       ).rows[0]!;
-    assert.equal((await status(ok.id)).status, 'PENDING');
-    current = new Date(current.getTime() + 700);
-    await payoutAutopilotJob.run(gw.ctx);
+    const payouts = railJob(gw, 'efi-payouts');
+    await payouts.run(gw.ctx);
     assert.equal((await status(ok.id)).status, 'PROCESSING');
-    assert.match((await status(ok.id)).external_id!, /^sbx_pay_/);
-    current = new Date(current.getTime() + 700);
-    await payoutAutopilotJob.run(gw.ctx);
+    assert.match((await status(ok.id)).external_id!, /^E[0-9]{20}[a-zA-Z0-9]{11}$/, "the Pix's end-to-end id");
+    await gw.ctx.rails.psp!.settleSends();
+    // No callback reaches a gateway that does not listen: reconciliation, an interval later, learns the outcome.
+    current = new Date(current.getTime() + 61_000);
+    await payouts.run(gw.ctx);
     assert.equal((await status(ok.id)).status, 'COMPLETED');
     assert.deepEqual((await status(ok.id)).processed_at, current);
     assert.equal((await status(bad.id)).status, 'REJECTED');
     assert.deepEqual(await balance(seller), { available: 90_000, blocked: 0, total: 90_000 });
+    await verifyOk();
+  });
+
+  test('a cashout of the in-process sandbox bank (written before the efi connector) is still played to its end', async () => {
+    const seller = await fundedSeller(100_000);
+    const id = (await cashout(seller, { amount: 100, pixKey: '52998224725' })).json().id;
+    await gw.ctx.db.query("UPDATE cashouts SET provider = 'sandbox', next_check_at = NULL WHERE id = $1", [id]);
+    const statusOf = async () => (await gw.ctx.db.query<{ status: string }>('SELECT status FROM cashouts WHERE id = $1', [id])).rows[0]!.status;
+    for (const expected of ['PROCESSING', 'COMPLETED']) {
+      current = new Date(current.getTime() + 700);
+      await payoutAutopilotJob.run(gw.ctx);
+      assert.equal(await statusOf(), expected);
+    }
     await verifyOk();
   });
 

@@ -23,7 +23,6 @@ describe('payouts through Efí (the embedded PSP, over HTTP)', () => {
   let gw: Gateway;
   let now = new Date('2026-11-24T12:00:00Z');
   const sent: { params: unknown; body: unknown }[] = [];
-  const answers: unknown[] = [];
   const webhooks: unknown[] = [];
 
   before(async () => {

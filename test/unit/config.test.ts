@@ -126,8 +126,13 @@ test('the private-address guard is on as soon as one rail is real; an explicit W
   assert.equal(settings({ WEBHOOK_ALLOW_PRIVATE: 'false' }).webhookAllowPrivate, false);
   assert.equal(loadConfig({ DATA_DIR: tmp(), PIX_PROVIDER: 'api-pix' }).webhookAllowPrivate, false);
   assert.throws(
-    () => settings({ PAYOUT_PROVIDER: 'efi' }),
+    () => settings({ PAYOUT_PROVIDER: 'paypal' }),
     (e: Error) => e instanceof ConfigError && e.message.startsWith('PAYOUT_PROVIDER'),
+  );
+  // Efí posts every payout's outcome to the gateway: without a public address it cannot run.
+  assert.throws(
+    () => settings({ PAYOUT_PROVIDER: 'efi' }),
+    (e: Error) => e instanceof ConfigError && e.message.startsWith('PIX_WEBHOOK_BASE_URL'),
   );
 });
 
