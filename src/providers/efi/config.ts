@@ -1,16 +1,9 @@
 /** CONTRACT §11.3's variables: who pays cashouts out, and how the gateway reaches Efí. */
 import { type Env, fail, nonEmpty, oneOf } from '../../config-values.ts';
-import { checkUrl, pem } from '../api-pix/config.ts';
+import { type ApiPixConnection, checkUrl, pem } from '../api-pix/config.ts';
 
-export interface EfiConnection {
-  baseUrl: string;
-  tokenUrl: string;
-  clientId: string;
-  clientSecret: string;
-  cert: string;
-  key: string;
-  ca: string | undefined;
-}
+/** Efí's Pix API is reached as an API Pix is: OAuth2 client credentials and mTLS. */
+export type EfiConnection = ApiPixConnection;
 
 export interface PayoutRailConfig {
   /** sandbox: the embedded PSP, reached through the real `efi` connector; efi: Efí itself. */
