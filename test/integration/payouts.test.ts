@@ -3,15 +3,20 @@
 // is checked with the zod schemas of Efí's official SDK; answers and callbacks with the JSON Schema
 // of spec/providers/efi-pix-send.schema.json.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { PixConfigWebhookBodySchema, PixSendBodySchema, PixSendParamsSchema } from 'sdk-node-apis-efi';
 import { run, sql } from '../../src/db/sql.ts';
 import type { EfiPixSendClient } from '../../src/providers/efi/pix-send-client.ts';
+import { onPostgres } from '../helpers/databases.ts';
 import { fund } from '../helpers/funding.ts';
-import { adminHeaders, type Gateway, railJob, type SellerKeys, startGateway } from '../helpers/gateway.ts';
+import { adminHeaders, type Gateway, railJob, type SellerKeys, startGateway, testEnv } from '../helpers/gateway.ts';
+import { makeTestCerts, opensslAvailable } from '../helpers/tls-certs.ts';
 
 const reconcile_s = 30;
 const schema = JSON.parse(readFileSync('spec/providers/efi-pix-send.schema.json', 'utf8'));
@@ -258,4 +263,104 @@ describe('payouts through Efí (the embedded PSP, over HTTP)', () => {
     const res = await fetch(`${psp().efiUrl}/v2/gn/pix/enviados/id-envio/${idEnvio}`, { headers: { authorization: `Bearer ${token.access_token}` } });
     return res.json();
   }
+});
+
+// The crash of CONTRACT §11.3 at its worst point: Efí has taken the Pix, the gateway has not heard
+// so. A gateway process with PAYOUT_PROVIDER=efi sends to the PSP this test owns, which records the
+// Pix and never answers; the process is killed there. The next round (here, in this process, as a
+// restarted gateway would) sends the same idEnvio, meets 409 and reads the Pix back: one Pix, the
+// cashout COMPLETED. A crash before the PUT leaves the claimed cashout PENDING, which the next round
+// sends as it would any other (the 429/5xx test above); one after the answer leaves what this one does.
+describe('payouts through Efí: a gateway killed between the send and its outcome', {
+  skip: (!onPostgres && 'PGlite has no second process') || (!opensslAvailable() && 'no openssl for the client certificate'),
+}, () => {
+  let gw: Gateway;
+  let url = '';
+  let now = new Date();
+
+  before(async () => {
+    gw = await startGateway({ clock: { now: () => now } });
+    url = await gw.app.listen({ port: 0, host: '127.0.0.1' });
+    gw.ctx.providers.listeningAt(url);
+  });
+  after(async () => {
+    await gw?.close();
+  });
+
+  function childEnv(): Record<string, string> {
+    const psp = gw.ctx.rails.psp!;
+    const certs = makeTestCerts();
+    const dir = mkdtempSync(join(tmpdir(), 'efi-child-'));
+    writeFileSync(join(dir, 'cert.pem'), certs.clientCert);
+    writeFileSync(join(dir, 'key.pem'), certs.clientKey);
+    return testEnv(gw.database.url, {
+      PAYOUT_PROVIDER: 'efi',
+      EFI_PIX_BASE_URL: psp.efiUrl,
+      EFI_CLIENT_ID: psp.clientId,
+      EFI_CLIENT_SECRET: psp.clientSecret,
+      EFI_CERT_FILE: join(dir, 'cert.pem'),
+      EFI_KEY_FILE: join(dir, 'key.pem'),
+      PIX_WEBHOOK_BASE_URL: url,
+    });
+  }
+
+  test('after kill -9 with the Pix at Efí: exactly one Pix, the cashout COMPLETED', async () => {
+    const psp = gw.ctx.rails.psp!;
+    const seller = await gw.createSeller();
+    await fund(gw, seller.id, 50_000);
+    const res = await gw.app.inject({
+      method: 'POST',
+      url: '/api/public/cashout',
+      headers: seller.headers,
+      payload: { amount: 150, pixKey: '52998224725', pixKeyType: 'CPF' },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    const id: number = res.json().id;
+    const sentFor = async () =>
+      (
+        await run<{ id_envio: string; end_to_end_id: string }>(
+          gw.ctx.db,
+          sql`SELECT id_envio, end_to_end_id FROM sandbox_psp_sent WHERE info_pagador = ${`Saque ${id}`}`,
+        )
+      ).rows;
+    const status = async () => (await run<{ status: string }>(gw.ctx.db, sql`SELECT status FROM cashouts WHERE id = ${id}`)).rows[0]!.status;
+
+    psp.setCallbacks('drop'); // no callback may rescue it: only the next round can
+    psp.loseNextSendAnswers(1, 'hang');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/payout-child.ts'], {
+      env: { ...process.env, ...childEnv() },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    let output = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
+    try {
+      const deadline = Date.now() + 30_000;
+      while ((await sentFor()).length === 0 && Date.now() < deadline && child.exitCode === null) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.equal((await sentFor()).length, 1, `the PSP took the Pix (child said: ${output})`);
+      assert.equal(await status(), 'PENDING', 'the child never heard the answer');
+      assert.ok(!output.includes('finished'), 'the child was still waiting for the answer');
+      child.kill('SIGKILL');
+      await exited;
+    } finally {
+      child.kill('SIGKILL');
+      psp.setCallbacks('deliver');
+    }
+    await psp.settleSends();
+    now = new Date(now.getTime() + 3600_000); // past the next check the child's claim set
+    await railJob(gw, 'efi-payouts').run(gw.ctx);
+    const rows = await sentFor();
+    assert.equal(rows.length, 1, 'one Pix at the PSP, not two');
+    const view = (await gw.app.inject({ method: 'GET', url: `/api/public/cashout/${id}`, headers: seller.headers })).json();
+    assert.equal(view.status, 'COMPLETED');
+    const external = await run<{ external_id: string }>(gw.ctx.db, sql`SELECT external_id FROM cashouts WHERE id = ${id}`);
+    assert.equal(external.rows[0]!.external_id, rows[0]!.end_to_end_id, 'the cashout names the one Pix');
+    const bal = (await gw.app.inject({ method: 'GET', url: '/api/public/balance', headers: seller.headers })).json();
+    assert.equal(bal.blocked, 0);
+    assert.equal((await gw.app.inject({ method: 'GET', url: '/admin/ledger/verify', headers: adminHeaders })).json().ok, true);
+  });
 });
