@@ -160,6 +160,8 @@ export interface ModelCashout {
   netAmount: number;
   status: CashoutStatus;
   lastEvent: CashoutEvent | null;
+  /** Money the receiver's bank sent back after COMPLETED (CONTRACT §11.3), at most netAmount. */
+  returned: number;
 }
 
 export class MoneyModel {
@@ -409,7 +411,7 @@ export class MoneyModel {
     const t = this.tally(sellerId);
     if (amount > t.available) return false;
     const fees = this.cashoutFees(sellerId, amount);
-    this.cashouts.set(id, { id, sellerId, amount, feeTotal: fees.total, netAmount: fees.net, status: 'PENDING', lastEvent: null });
+    this.cashouts.set(id, { id, sellerId, amount, feeTotal: fees.total, netAmount: fees.net, status: 'PENDING', lastEvent: null, returned: 0 });
     t.available -= amount;
     t.blocked += amount;
     return true;
@@ -434,6 +436,21 @@ export class MoneyModel {
       t.available += c.amount;
     }
     return 'moved';
+  }
+
+  /**
+   * A returned payout (CONTRACT §11.3 "returned"): payouts −amount, available +amount; only on a
+   * COMPLETED cashout and never beyond what was paid. Returns false when it cannot be.
+   */
+  returnCashout(id: number, amount: number): boolean {
+    const c = this.cashouts.get(id);
+    if (!c) throw new Error(`model: unknown cashout ${id}`);
+    if (c.status !== 'COMPLETED' || amount <= 0 || c.returned + amount > c.netAmount) return false;
+    c.returned += amount;
+    const t = this.tally(c.sellerId);
+    t.payouts -= amount;
+    t.available += amount;
+    return true;
   }
 }
 

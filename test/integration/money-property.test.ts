@@ -1,6 +1,7 @@
 /**
  * Property test of the money movements: random sequences of sales, events (legal or not), cashouts
- * and their events, fee schedule patches and the passing of time, run against the gateway and
+ * and their events, payouts through the embedded PSP (answered, refused, failed, unavailable, answers
+ * lost as a crash loses them, callbacks dropped, money returned), fee schedule patches and the passing of time, run against the gateway and
  * against the independent model in test/helpers/money-model.ts (written from CONTRACT §5/§6, not
  * from src/). After every sequence the ledger must verify, and every balance and platform account
  * must equal the model.
@@ -120,7 +121,22 @@ type Op =
    * before its payment or after a refund, an authorisation of the sale's amount or of another, or a
    * fact sent again. Held facts are tried again whenever their sale moves (the job, after every op).
    */
-  | { kind: 'fact'; sale: number; fact: FactOp; pick: number };
+  | { kind: 'fact'; sale: number; fact: FactOp; pick: number }
+  /**
+   * A round of the payout job (CONTRACT §11.3) for one cashout no operator has moved (the first, from
+   * the `cashout`-th newest, that is PENDING or PROCESSING), the embedded PSP armed first when it has
+   * no Pix for it yet: it answers, refuses (400), takes the Pix and fails it later (NAO_REALIZADO), is
+   * unavailable (503), or takes the Pix and loses the answer (a reset: what a crash after the send
+   * leaves). Then the PSP settles what it holds; its callbacks are `dropped` or delivered, so some
+   * outcomes wait for a later round to be read back. With no such cashout, a new one of `percent` of
+   * the richest seller's available balance first.
+   */
+  | { kind: 'payout'; cashout: number; psp: PspFate; dropCallbacks: boolean; percent: number }
+  /** The receiver's bank returns `percent` of what is left of a paid payout (at least a cent). */
+  | { kind: 'payoutReturn'; cashout: number; percent: number };
+
+type PspFate = 'answer' | 'refuse' | 'fail' | 'unavailable' | 'lost';
+const PSP_FATES: readonly PspFate[] = ['answer', 'answer', 'refuse', 'fail', 'unavailable', 'lost', 'lost'];
 
 type FactOp = 'opened' | 'reversed' | 'lost' | 'med' | 'authorised' | 'otherAmount' | 'repeat';
 const FACT_OPS: readonly FactOp[] = ['opened', 'reversed', 'lost', 'med', 'authorised', 'otherAmount', 'repeat'];
@@ -258,6 +274,24 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   },
   {
     arbitrary: fc.record({
+      kind: fc.constant('payout' as const),
+      cashout: saleRefArb,
+      psp: fc.constantFrom(...PSP_FATES),
+      dropCallbacks: fc.oneof({ arbitrary: fc.constant(false), weight: 2 }, { arbitrary: fc.constant(true), weight: 1 }),
+      percent: fc.integer({ min: 1, max: 100 }),
+    }),
+    weight: 6,
+  },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('payoutReturn' as const),
+      cashout: saleRefArb,
+      percent: fc.oneof(fc.constant(100), fc.integer({ min: 1, max: 100 })),
+    }),
+    weight: 2,
+  },
+  {
+    arbitrary: fc.record({
       kind: fc.constant('tick' as const),
       ms: fc.oneof(
         fc.integer({ min: 0, max: 45 }).map((d) => d * DAY_MS),
@@ -332,6 +366,8 @@ describe('money property: random sequences against the independent model', () =>
   let gw: Gateway;
   before(async () => {
     gw = await startGateway({ clock: { now: () => new Date(now) } });
+    // The PSP calls the gateway back (payout outcomes, returns): it listens, as it would in production.
+    gw.ctx.providers.listeningAt(await gw.app.listen({ port: 0, host: '127.0.0.1' }));
   });
   after(async () => {
     await gw.close();
@@ -373,6 +409,11 @@ describe('money property: random sequences against the independent model', () =>
 
     const saleIds: number[] = [];
     const cashoutIds: number[] = [];
+    /** Cashouts an operator moved (admin events), and those the payout job took: never both. */
+    const operated = new Set<number>();
+    const paidOut = new Set<number>();
+    /** What the PSP holds for a cashout once it took its Pix: settled made or not made. */
+    const atPsp = new Map<number, 'REALIZADO' | 'NAO_REALIZADO'>();
     /** Newest first, starting `offset` in (wrapping): how the ops refer to sales and cashouts. */
     const fromNewest = <T>(ids: number[], offset: number, get: (id: number) => T): T[] =>
       ids.map((_, i) => get(ids[ids.length - 1 - ((offset + i) % ids.length)]!));
@@ -425,6 +466,7 @@ describe('money property: random sequences against the independent model', () =>
 
     /** Sends `event` for cashout `c` to the gateway and the model; the gateway must answer as the model says. */
     async function sendCashoutEvent(c: ModelCashout, event: CashoutEvent): Promise<void> {
+      operated.add(c.id);
       const outcome = model.applyCashoutEvent(c.id, event);
       count(outcome === 'moved' ? `cashout ${event}` : `cashout event ${outcome}`);
       const res = await inject('POST', `/admin/cashouts/${c.id}/events`, adminHeaders, { event });
@@ -505,6 +547,96 @@ describe('money property: random sequences against the independent model', () =>
       count(`provider fact ${op.fact} ${expected}`);
     }
 
+    /**
+     * A cashout of `percent` of the available balance (per the model), in whole reais, at least R$ 100,
+     * of seller `sellerIndex` or, when null, of the richest; the gateway must answer as the model says.
+     */
+    async function newCashout(sellerIndex: number | null, percent: number): Promise<ModelCashout | null> {
+      const richest = sellers.reduce((best, s) => (model.balance(s.id).available > model.balance(best.id).available ? s : best));
+      const seller = sellerIndex === null ? richest : sellers[sellerIndex]!;
+      const available = model.balance(seller.id).available;
+      const amount = Math.max(10_000, Math.min(10_000_000, Math.floor((available * percent) / 100 / 100) * 100));
+      const res = await inject('POST', '/api/public/cashout', seller.headers, { amount: (amount / 100).toFixed(2), pixKey: '52998224725' });
+      const fees = model.cashoutFees(seller.id, amount);
+      const label = `cashout of ${amount} cents by seller ${seller.id} (available ${available}, fees ${fees.total})`;
+      if (fees.net <= 0) {
+        assert.equal(res.statusCode, 422, `${label}: ${res.body}`);
+        assert.equal(res.json().errorType, 'MINIMUM_VALUE', `${label}: ${res.body}`);
+        count('cashout refused: MINIMUM_VALUE');
+        return null;
+      }
+      if (amount > available) {
+        assert.equal(res.statusCode, 422, `${label}: ${res.body}`);
+        assert.equal(res.json().errorType, 'INSUFFICIENT_BALANCE', `${label}: ${res.body}`);
+        count('cashout refused: INSUFFICIENT_BALANCE');
+        return null;
+      }
+      assert.equal(res.statusCode, 201, `${label}: ${res.body}`);
+      const reais = (c: number) => `${Math.trunc(c / 100)}.${String(c % 100).padStart(2, '0')}`;
+      assert.deepEqual(
+        { fees: res.json().fees, netAmount: res.json().netAmount },
+        { fees: { fixed: reais(fees.fixed), variable: reais(fees.variable), total: reais(fees.total) }, netAmount: reais(fees.net) },
+        `${label}: fees`,
+      );
+      const id = res.json().id as number;
+      assert.ok(model.createCashout(id, seller.id, amount), `the model takes ${label}`);
+      cashoutIds.push(id);
+      count('cashout created');
+      return model.cashouts.get(id)!;
+    }
+
+    /** One round of the payout job for one cashout; its status must be what the PSP's fate makes it. */
+    async function payoutRound(op: Extract<Op, { kind: 'payout' }>): Promise<void> {
+      const c =
+        fromNewest(cashoutIds, op.cashout, (id) => model.cashouts.get(id)!).find(
+          (c) => (c.status === 'PENDING' && !operated.has(c.id)) || (c.status === 'PROCESSING' && paidOut.has(c.id)),
+        ) ?? (await newCashout(null, op.percent));
+      if (!c) return;
+      paidOut.add(c.id);
+      const psp = gw.ctx.rails.psp!;
+      const held = atPsp.get(c.id);
+      // The PSP's Pix, once taken, decides: the round reads it back (409 then a read, or a read).
+      let expected: ModelCashout['status'] = held === 'REALIZADO' ? 'COMPLETED' : 'REJECTED';
+      if (held === undefined) {
+        const fate = { answer: 'REALIZADO', fail: 'NAO_REALIZADO', lost: 'REALIZADO', refuse: undefined, unavailable: undefined } as const;
+        const taken = fate[op.psp];
+        if (taken) atPsp.set(c.id, taken);
+        if (op.psp === 'refuse') psp.failNextSends(1, { status: 400, nome: 'chave_invalida' });
+        if (op.psp === 'unavailable') psp.failNextSends(1, { status: 503 });
+        if (op.psp === 'fail') psp.rejectNextSends(1);
+        if (op.psp === 'lost') psp.loseNextSendAnswers(1, 'reset');
+        const settled = taken === 'REALIZADO' ? 'COMPLETED' : 'REJECTED';
+        // A dropped callback leaves what the round itself saw: PROCESSING after an answer, PENDING after a lost one.
+        const unheard = op.psp === 'lost' ? 'PENDING' : 'PROCESSING';
+        expected = op.psp === 'refuse' ? 'REJECTED' : op.psp === 'unavailable' ? 'PENDING' : op.dropCallbacks ? unheard : settled;
+      }
+      psp.setCallbacks(op.dropCallbacks ? 'drop' : 'deliver');
+      try {
+        // This cashout alone is due: the model knows what the PSP does with it, not with the others.
+        await gw.ctx.db.query(
+          'UPDATE cashouts SET next_check_at = CASE WHEN id = $1 THEN $2::timestamptz END WHERE next_check_at IS NOT NULL OR id = $1',
+          [c.id, new Date(now)],
+        );
+        await railJob(gw, 'efi-payouts').run(gw.ctx);
+        await psp.settleSends();
+      } finally {
+        psp.setCallbacks('deliver');
+      }
+      const got = await gw.ctx.db.query<{ status: string }>('SELECT status FROM cashouts WHERE id = $1', [c.id]);
+      const label = `payout round of cashout ${c.id} (${c.status}, PSP ${held ?? op.psp}${op.dropCallbacks ? ', callbacks dropped' : ''})`;
+      assert.equal(got.rows[0]!.status, expected, label);
+      const path: Record<string, CashoutEvent[]> = {
+        'PENDING→PROCESSING': ['PROCESSING'],
+        'PENDING→COMPLETED': ['PROCESSING', 'COMPLETED'],
+        'PROCESSING→COMPLETED': ['COMPLETED'],
+        'PENDING→REJECTED': ['REJECTED'],
+        'PROCESSING→REJECTED': ['REJECTED'],
+      };
+      const from = c.status;
+      for (const event of path[`${from}→${expected}`] ?? []) assert.equal(model.applyCashoutEvent(c.id, event), 'moved', label);
+      count(`payout ${from} → ${expected} (PSP ${held ? 'read back' : op.psp})`);
+    }
+
     for (const op of scenario.ops) {
       stats.steps++;
       switch (op.kind) {
@@ -512,45 +644,32 @@ describe('money property: random sequences against the independent model', () =>
           await sendFact(op);
           break;
         case 'cashout': {
-          const richest = sellers.reduce((best, s) => (model.balance(s.id).available > model.balance(best.id).available ? s : best));
-          const seller = op.seller === null ? richest : sellers[op.seller]!;
-          const available = model.balance(seller.id).available;
-          const amount = Math.max(10_000, Math.min(10_000_000, Math.floor((available * op.percent) / 100 / 100) * 100));
-          const res = await inject('POST', '/api/public/cashout', seller.headers, { amount: (amount / 100).toFixed(2), pixKey: '52998224725' });
-          const fees = model.cashoutFees(seller.id, amount);
-          const label = `cashout of ${amount} cents by seller ${seller.id} (available ${available}, fees ${fees.total})`;
-          if (fees.net <= 0) {
-            assert.equal(res.statusCode, 422, `${label}: ${res.body}`);
-            assert.equal(res.json().errorType, 'MINIMUM_VALUE', `${label}: ${res.body}`);
-            count('cashout refused: MINIMUM_VALUE');
-          } else if (amount > available) {
-            assert.equal(res.statusCode, 422, `${label}: ${res.body}`);
-            assert.equal(res.json().errorType, 'INSUFFICIENT_BALANCE', `${label}: ${res.body}`);
-            count('cashout refused: INSUFFICIENT_BALANCE');
-          } else {
-            assert.equal(res.statusCode, 201, `${label}: ${res.body}`);
-            const reais = (c: number) => `${Math.trunc(c / 100)}.${String(c % 100).padStart(2, '0')}`;
-            assert.deepEqual(
-              { fees: res.json().fees, netAmount: res.json().netAmount },
-              { fees: { fixed: reais(fees.fixed), variable: reais(fees.variable), total: reais(fees.total) }, netAmount: reais(fees.net) },
-              `${label}: fees`,
-            );
-            const id = res.json().id as number;
-            assert.ok(model.createCashout(id, seller.id, amount), `the model takes ${label}`);
-            cashoutIds.push(id);
-            count('cashout created');
-            const created = model.cashouts.get(id)!;
-            for (let i = 0; i < op.follow; i++) {
-              const legal = legalCashoutEvents(created);
-              if (legal.length === 0) break;
-              await sendCashoutEvent(created, legal[(op.pick + i) % legal.length]!);
-            }
+          const created = await newCashout(op.seller, op.percent);
+          for (let i = 0; created && i < op.follow; i++) {
+            const legal = legalCashoutEvents(created);
+            if (legal.length === 0) break;
+            await sendCashoutEvent(created, legal[(op.pick + i) % legal.length]!);
           }
           break;
         }
+        case 'payout':
+          await payoutRound(op);
+          break;
+        case 'payoutReturn': {
+          const c = fromNewest(cashoutIds, op.cashout, (id) => model.cashouts.get(id)!).find(
+            (c) => c.status === 'COMPLETED' && atPsp.get(c.id) === 'REALIZADO' && c.returned < c.netAmount,
+          );
+          if (!c) break;
+          const amount = Math.max(1, Math.floor(((c.netAmount - c.returned) * op.percent) / 100));
+          await gw.ctx.rails.psp!.returnSent(`${gw.ctx.rails.efi.installationId}${c.id}`, amount);
+          assert.ok(model.returnCashout(c.id, amount), `the model takes a return of ${amount} on cashout ${c.id}`);
+          count(amount === c.netAmount ? 'payout returned in full' : 'payout returned in part');
+          break;
+        }
         case 'cashoutEvent': {
-          if (cashoutIds.length === 0) break;
-          const candidates = fromNewest(cashoutIds, op.cashout, (id) => model.cashouts.get(id)!);
+          const ours = cashoutIds.filter((id) => !paidOut.has(id));
+          if (ours.length === 0) break;
+          const candidates = fromNewest(ours, op.cashout, (id) => model.cashouts.get(id)!);
           const legalOf = legalCashoutEvents;
           const movable = op.mode === 'legal' ? candidates.find((c) => legalOf(c).length > 0) : undefined;
           if (movable) {
