@@ -147,6 +147,20 @@ async function salesVsBare(s: Server, seller: Seller) {
   }
 }
 
+// A boleto sale: registered at the boleto provider (the embedded PSP by default, in-process, so its
+// work is in the gateway's CPU figure) before it is written.
+const boletoSale = JSON.stringify({
+  amount: 15000,
+  paymentMethod: 'BOLETO',
+  customer: { name: 'Maria Silva', email: 'maria@example.com', document: '52998224725' },
+  items: [{ title: 'Curso', unitPrice: 15000, quantity: 1, tangible: false }],
+});
+
+async function boletoSales(s: Server, seller: Seller) {
+  const api = await load(s, `${s.gateway}/api/sales`, { method: 'POST', headers: seller.headers, body: boletoSale });
+  console.log(`  POST /api/sales boleto               ${fmt(api)}`);
+}
+
 async function payVsBare(s: Server, seller: Seller) {
   // A webhook, so each payment writes its outbox row as the bare SQL does (workers are off by now).
   await s.call({ cmd: 'webhook', sellerId: seller.id, url: 'http://127.0.0.1:9/hook' });
@@ -301,6 +315,7 @@ async function scenario(label: string, databaseUrl: string | undefined) {
     console.log(`\n[${label}] ${connections} connections, ${duration_s} s per figure`);
     if (wanted('balance')) await balanceVsBare(s, main!);
     if (wanted('sales')) await salesVsBare(s, main!);
+    if (wanted('boleto')) await boletoSales(s, main!);
     if (wanted('delivery')) await delivery(s, delivery_seller!);
     if (wanted('pay')) await payVsBare(s, payer!);
     if (wanted('cashout')) await cashoutsVsBare(s, hot!, spread);
