@@ -10,6 +10,7 @@ import type {
   ProviderEvent,
   ProviderEventResolution,
   ProviderEventsQuery,
+  SandboxBoletoPayBody,
   SandboxPixPayBody,
   TransactionEventBody,
   UpdateSellerBody,
@@ -106,6 +107,13 @@ export class OperatorClient extends GatewayClient {
   sandboxPayPix(txid: string, body: SandboxPixPayBody = {}, options?: PostOptions) {
     const path = { txid };
     const url = '/sandbox/pix/{txid}/pay';
+    return this.send('POST', url, (init) => this.raw.POST(url, { ...init, params: { path }, body }), options);
+  }
+
+  /** POST /sandbox/boletos/{id}/pay `{ amount? }`: the embedded PSP pays the boleto of sale `id` as a bank would. */
+  sandboxPayBoleto(id: Id, body: SandboxBoletoPayBody = {}, options?: PostOptions) {
+    const path = { id: pathId(id) };
+    const url = '/sandbox/boletos/{id}/pay';
     return this.send('POST', url, (init) => this.raw.POST(url, { ...init, params: { path }, body }), options);
   }
 

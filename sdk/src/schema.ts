@@ -332,6 +332,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/boletos/{id}/pay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: pay a boleto as a payer's bank would (the embedded PSP notifies the gateway)
+         * @description BOLETO_PROVIDER=sandbox only. Answers once the gateway has read the PSP's notification: the boleto's value on a PENDENTE sale pays it (PAGO); a payment the sale cannot take (another value, a cancelled sale) is left to the operator (GET /admin/provider-events).
+         */
+        post: operations["sandboxPayBoleto"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/pix/returns": {
         parameters: {
             query?: never;
@@ -1147,6 +1167,15 @@ export interface components {
              * @description YYYY-MM-DD
              */
             dueDate: string;
+            pdfUrl: string | null;
+            pix: components["schemas"]["SaleBoletoPix"] | null;
+        };
+        /** SaleBoletoPix */
+        SaleBoletoPix: {
+            /** @description the BR Code copia e cola that pays this boleto by Pix (boleto híbrido) */
+            key: string;
+            /** @description data:image/png;base64, QR of exactly `key` */
+            qrCodeBase64: string;
         };
         /** SaleCreated */
         SaleCreated: {
@@ -1190,6 +1219,17 @@ export interface components {
             shipping?: components["schemas"]["ShippingInput"] | null;
             pix?: components["schemas"]["PixOptions"] | null;
             boleto?: components["schemas"]["BoletoOptions"] | null;
+        };
+        /** SandboxBoletoPaid */
+        SandboxBoletoPaid: {
+            id: number;
+            /** @description the sale's status once the notification was read */
+            status: string;
+        };
+        /** SandboxBoletoPayment */
+        SandboxBoletoPayment: {
+            /** @description an integer of cents from 1 (default: the sale's amount) */
+            amount?: number;
         };
         /**
          * SandboxPix
@@ -1409,6 +1449,8 @@ export interface components {
             cardLastFour: string | null;
             cardBrand: string | null;
             boletoCode: string | null;
+            boletoPdfUrl: string | null;
+            boletoPixKey: string | null;
             /** @description the id at the provider: the PIX charge's txid, the card processor's reference */
             externalTransactionId: string;
             installments: number | null;
@@ -2588,6 +2630,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["OperatorRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["OperatorServiceUnavailable"];
+        };
+    };
+    sandboxPayBoleto: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a positive integer, at most 2^53 − 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxBoletoPayment"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxBoletoPaid"];
+                };
+            };
+            /**
+             * @description - `VALIDATION_ERROR`: the body is not valid JSON, or holds text that cannot be stored (a NUL character, a lone surrogate); `amount` breaks its rule
+             *     - `error: "Bad Request"`: `id` is not a positive integer, or the URL is malformed
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["BadRequestError"];
+                };
+            };
+            401: components["responses"]["OperatorUnauthorized"];
+            /** @description - `error: "Not Found"`: the sandbox PSP does not issue boletos here (BOLETO_PROVIDER is not sandbox), or no sale with this id has a boleto there */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description - `INVALID_TRANSITION`: the boleto was paid already */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidTransitionError"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];

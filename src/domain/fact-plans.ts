@@ -83,6 +83,8 @@ export function planSaleFact(fact: Fact, sale: SaleSnapshot): FactPlan {
       return checked(sale, planDispute(sale, 'lost', 'MED'));
     case 'PIX_RECEIVED':
       return planPixReceived(fact.amount, fact.endToEndId, sale);
+    case 'BOLETO_STATUS':
+      return planBoletoStatus(fact, sale);
     default:
       throw new Error(`a ${fact.kind} fact does not concern a sale`);
   }
@@ -170,6 +172,26 @@ function planPixReceived(amount: number, endToEndId: string, sale: SaleSnapshot)
   if (sale.status !== 'PENDENTE') return forOperator(`the sale is ${sale.status}`, { followup: 'RETURN' });
   if (sale.amount !== amount) return forOperator(`${amount} cents for a sale of ${sale.amount}`, { followup: 'RETURN' });
   return applied(['PAYMENT_CONFIRMED'], { naming: { paidBy: endToEndId } });
+}
+
+/**
+ * A boleto's charge as its issuer tells it: paid on a PENDENTE sale of that amount → PAGO; cancelled
+ * or expired unpaid → CANCELADO. A payment the sale cannot take (no longer PENDENTE, another value)
+ * is money the platform must return by hand: the operator's.
+ */
+function planBoletoStatus(fact: Extract<Fact, { kind: 'BOLETO_STATUS' }>, sale: SaleSnapshot): FactPlan {
+  if (fact.status === 'paid') {
+    if (sale.status === 'PENDENTE') {
+      if (fact.amount !== null && fact.amount !== sale.amount) return forOperator(`${fact.amount} cents paid for a boleto of ${sale.amount}`);
+      return applied(['PAYMENT_CONFIRMED']);
+    }
+    // Paid, then settled: the same payment told twice (or confirmed by the operator first).
+    if (sale.status !== 'CANCELADO') return none;
+    return forOperator(`a payment of a boleto whose sale is ${sale.status}: the money must be returned to the payer`);
+  }
+  if (sale.status === 'PENDENTE') return applied([fact.status === 'canceled' ? 'CANCELLED' : 'EXPIRED']);
+  if (sale.status === 'CANCELADO') return none;
+  return forOperator(`the issuer says the boleto was ${fact.status === 'canceled' ? 'cancelled' : 'not paid'} while the sale is ${sale.status}`);
 }
 
 /** A Pix whose txid names no sale of this gateway: returned whole. */

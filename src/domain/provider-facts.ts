@@ -58,6 +58,11 @@ export type Fact =
     }
   /** Money the receiver's bank sent back after a payout was made. */
   | { kind: 'PAYOUT_RETURNED'; cashoutId: number; idEnvio: string; returnId: string; amount: number }
+  /**
+   * How a boleto charge stands at its issuer, confirmed with it: paid (or settled), cancelled, or
+   * expired unpaid. `amount`: the cents paid, when the issuer says.
+   */
+  | { kind: 'BOLETO_STATUS'; sale: SaleRef; chargeId: string; status: 'paid' | 'canceled' | 'unpaid'; amount: number | null }
   /** Something the provider says that changes nothing here (an event code the gateway does not act on). */
   | { kind: 'NOTICE'; what: string };
 

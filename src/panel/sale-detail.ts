@@ -41,7 +41,8 @@ export async function saleDetail(ctx: AppContext, sellerId: number, id: number) 
   );
   const refunds = await refundsOf(ctx.db, id);
   // The QR a payer scans, while the sale can still be paid.
-  const qr = row.status === 'PENDENTE' && row.pix_code ? qrPngDataUri(row.pix_code) : null;
+  const payable = row.pix_code ?? row.boleto_pix_code;
+  const qr = row.status === 'PENDENTE' && payable ? qrPngDataUri(payable) : null;
   const left = row.amount - row.refunded_amount - row.refund_pending;
   return ok({ row, sale, history: history.rows, notifications: notifications.rows, refunds, qr, refundable: left });
 }

@@ -4,7 +4,7 @@
  * Providers port, their inbound endpoints and their jobs.
  */
 import type { Config } from '../config.ts';
-import { type Env, oneOf } from '../config-values.ts';
+import type { Env } from '../config-values.ts';
 import type { Db } from '../db/db.ts';
 import type { ProviderName } from '../domain/provider-facts.ts';
 import type { PaymentMethod } from '../domain/transaction-states.ts';
@@ -18,7 +18,11 @@ import { createPixTransport } from './api-pix/client/api-pix-client.ts';
 import { type ApiPixConfig, loadApiPixConfig } from './api-pix/config.ts';
 import { type ApiPixConnector, apiPixConnector } from './api-pix/connector.ts';
 import { createPixReconcileJob } from './api-pix/reconcile-job.ts';
-import { loadPayoutRailConfig, type PayoutRailConfig } from './efi/config.ts';
+import { type EfiBoletoConnector, efiBoletoConnector } from './efi/boleto-connector.ts';
+import { createBoletoJob } from './efi/boleto-job.ts';
+import { chargeNotifications } from './efi/charge-notifications.ts';
+import { createEfiChargesClient } from './efi/charges-client.ts';
+import { type BoletoRailConfig, loadBoletoRailConfig, loadPayoutRailConfig, type PayoutRailConfig } from './efi/config.ts';
 import { type EfiPayoutConnector, efiPayoutConnector } from './efi/connector.ts';
 import { createPayoutJob } from './efi/payout-job.ts';
 import { createEfiPixSendClient } from './efi/pix-send-client.ts';
@@ -33,8 +37,7 @@ export interface RailSettings {
   pixRail: ApiPixConfig;
   cardRail: CardRailConfig;
   payoutRail: PayoutRailConfig;
-  /** Boletos: only the sandbox so far (CONTRACT §11.4 names their real connector). */
-  boletoProvider: 'sandbox';
+  boletoRail: BoletoRailConfig;
 }
 
 export function loadRailSettings(env: Env, core: Pick<Config, 'postbackSecret' | 'pixReceiverKey'>): RailSettings {
@@ -42,7 +45,7 @@ export function loadRailSettings(env: Env, core: Pick<Config, 'postbackSecret' |
     pixRail: loadApiPixConfig(env, core.postbackSecret),
     cardRail: loadCardRailConfig(env),
     payoutRail: loadPayoutRailConfig(env, core.pixReceiverKey),
-    boletoProvider: oneOf(env, 'BOLETO_PROVIDER', ['sandbox'] as const, 'sandbox'),
+    boletoRail: loadBoletoRailConfig(env, core.postbackSecret),
   };
 }
 
@@ -55,6 +58,7 @@ export interface Rails {
   psp: SandboxPsp | null;
   adyen: AdyenConnector | null;
   efi: EfiPayoutConnector;
+  efiBoleto: EfiBoletoConnector;
 }
 
 interface Deps {
@@ -64,9 +68,10 @@ interface Deps {
   installationId: string;
 }
 
-/** The embedded PSP, when PIX or payouts are the sandbox's. */
+/** The embedded PSP, when PIX, payouts or boletos are the sandbox's. */
 async function openSandboxPsp(settings: RailSettings, { config, db, clock }: Deps): Promise<SandboxPsp | null> {
-  if (settings.pixRail.provider !== 'sandbox' && settings.payoutRail.provider !== 'sandbox') return null;
+  const rails = [settings.pixRail, settings.payoutRail, settings.boletoRail];
+  if (rails.every((r) => r.provider !== 'sandbox')) return null;
   return startSandboxPsp({
     db,
     clock,
@@ -74,7 +79,33 @@ async function openSandboxPsp(settings: RailSettings, { config, db, clock }: Dep
     merchantName: config.pixMerchantName,
     merchantCity: config.pixMerchantCity,
     port: settings.pixRail.sandboxPspPort,
+    boletoBankCode: config.boletoBankCode,
   });
+}
+
+/** The boleto connector: Efí's Cobranças API, or the embedded PSP's through the same connector. */
+function openBoletos(boleto: BoletoRailConfig, psp: SandboxPsp | null, installationId: string, listening: () => string | null) {
+  const notificationUrl = () => {
+    const base = boleto.webhookBaseUrl ?? listening();
+    return base === null ? null : `${base}/providers/efi/charges/${boleto.webhookSecret}`;
+  };
+  const baseUrl = boleto.efi?.baseUrl ?? psp!.efiUrl;
+  const transport = createPixTransport({
+    baseUrl,
+    tokenUrl: boleto.efi?.tokenUrl ?? `${psp!.efiUrl}/v1/authorize`,
+    clientId: boleto.efi?.clientId ?? psp!.clientId,
+    clientSecret: boleto.efi?.clientSecret ?? psp!.clientSecret,
+    ca: boleto.efi?.ca,
+    grantBody: 'json',
+  });
+  return {
+    efiBoleto: efiBoletoConnector(createEfiChargesClient(baseUrl, transport), {
+      installationId,
+      notificationUrl,
+      sandbox: boleto.provider === 'sandbox',
+    }),
+    boletoTransport: transport,
+  };
 }
 
 /** The API Pix connector, to a real PSP or to the embedded one. */
@@ -113,27 +144,31 @@ export async function openRails(settings: RailSettings, deps: Deps): Promise<Rai
   const apiPix = openApiPix(pix, psp, deps);
   const adyen = settings.cardRail.adyen ? adyenConnector(settings.cardRail.adyen, installationId) : null;
   const { efi, sendTransport } = openPayouts(payout, psp, pix.provider === 'sandbox' ? apiPix : null, installationId);
+  let listening: string | null = null;
+  const boletoRail = settings.boletoRail;
+  const { efiBoleto, boletoTransport } = openBoletos(boletoRail, psp, installationId, () => listening);
   const connectors: Record<ProviderName, Connector | null> = {
-    sandbox: sandboxConnector(config.boletoBankCode),
+    sandbox: sandboxConnector(),
     'api-pix': apiPix,
     adyen,
-    efi,
+    // One Efí connector: payouts (its Pix API) and boletos (its Cobranças API), each on its own client.
+    efi: { ...efi, ...efiBoleto },
   };
 
-  let listening: string | null = null;
   const webhookUrl = () => {
     const base = pix.webhookBaseUrl ?? listening;
     return base === null ? null : `${base}/providers/pix/${pix.webhookSecret}`;
   };
   const inbound: InboundEndpoint[] = [
     pixCallback(apiPix, pix.webhookSecret, installationId, efi),
+    chargeNotifications(efiBoleto, boletoRail.webhookSecret, installationId),
     ...(adyen ? [adyenNotifications(adyen.connection)] : []),
   ];
   const rails: Record<PaymentMethod | 'PAYOUT', ProviderName> = {
     PIX: 'api-pix',
     CREDIT_CARD: adyen ? 'adyen' : 'sandbox',
     DEBIT_CARD: adyen ? 'adyen' : 'sandbox',
-    BOLETO: 'sandbox',
+    BOLETO: 'efi',
     PAYOUT: 'efi',
   };
   const providers: Providers = {
@@ -145,6 +180,7 @@ export async function openRails(settings: RailSettings, deps: Deps): Promise<Rai
     },
     inbound,
     sandboxPix: psp && { pay: (txid, amountCents) => psp.pay(txid, amountCents) },
+    sandboxBoleto: boletoRail.provider === 'sandbox' && psp ? { pay: (chargeId, amountCents) => psp.payBoleto(chargeId, amountCents) } : null,
     listeningAt(baseUrl) {
       listening = baseUrl.replace(/\/+$/, '');
     },
@@ -153,6 +189,7 @@ export async function openRails(settings: RailSettings, deps: Deps): Promise<Rai
       await psp?.close();
       await adyen?.client.close();
       if (sendTransport !== apiPix.client.transport) await sendTransport.close();
+      await boletoTransport.close();
     },
   };
   const jobs: Job[] = [
@@ -160,8 +197,9 @@ export async function openRails(settings: RailSettings, deps: Deps): Promise<Rai
     createFollowupJob(pix.reconcileSeconds * 1000),
     createPixReconcileJob(apiPix, { reconcileSeconds: pix.reconcileSeconds, receiverKey: config.pixReceiverKey, installationId, webhookUrl }),
     createPayoutJob(efi, { reconcileSeconds: pix.reconcileSeconds, payerKey: payout.payerKey, webhookUrl }),
+    createBoletoJob(efiBoleto, { reconcileSeconds: pix.reconcileSeconds }),
     ...(adyen ? [createAdyenFollowupJob(adyen)] : []),
     ...(config.sandboxAutopilot ? [cardAutopilotJob, payoutAutopilotJob] : []),
   ];
-  return { providers, jobs, apiPix, psp, adyen, efi };
+  return { providers, jobs, apiPix, psp, adyen, efi, efiBoleto };
 }

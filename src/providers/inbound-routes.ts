@@ -11,7 +11,19 @@ import { applyProviderFact } from './events/apply-fact.ts';
 import type { InboundEndpoint } from './ports.ts';
 
 export async function inboundRoutes(app: Router, ctx: AppContext): Promise<void> {
-  for (const endpoint of ctx.providers.inbound) inboundRoute(app, ctx, endpoint);
+  for (const endpoint of ctx.providers.inbound) {
+    if (!endpoint.form) {
+      inboundRoute(app, ctx, endpoint);
+      continue;
+    }
+    // A provider that posts a form (Efí's charge notifications): parsed in this endpoint's own scope.
+    await app.register(async (scoped) => {
+      scoped.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 4096 }, (_request, body, done) => {
+        done(null, Object.fromEntries(new URLSearchParams(body as string)));
+      });
+      inboundRoute(scoped, ctx, endpoint);
+    });
+  }
 }
 
 function inboundRoute(app: Router, ctx: AppContext, endpoint: InboundEndpoint): void {

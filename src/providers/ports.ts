@@ -26,10 +26,32 @@ export interface PixChargeInput {
   debtor: { name: string; document: string } | null;
 }
 
+/** A boleto sale to register: what the payer's bank slip and the issuer need. */
+export interface BoletoInput {
+  saleId: number;
+  amountCents: number;
+  dueDate: string;
+  customer: { name: string; email: string; document: string; phone: string | null };
+  items: { title: string; unitPrice: number; quantity: number }[];
+  shipping: {
+    fee: number;
+    street: string;
+    number: string;
+    complement: string | null;
+    neighborhood: string;
+    city: string;
+    state: string;
+    zipCode: string;
+  } | null;
+}
 export interface BoletoIssued {
   externalId: string;
   barcode: string;
   digitableLine: string;
+  /** The slip as a PDF at the issuer, when it makes one. */
+  pdfUrl: string | null;
+  /** The Pix BR Code of a boleto híbrido, when the issuer makes one. */
+  pixCode: string | null;
 }
 
 export type CardOutcome = 'APPROVED' | 'DECLINED' | 'PROCESSING_ERROR';
@@ -98,8 +120,10 @@ export interface Connector {
   readonly name: ProviderName;
   /** PIX: the charge a sale is written with (a dynamic one is a PSP call, made before the write); a PSP that did not make it says why. */
   charge?(input: PixChargeInput): Promise<{ ok: true; charge: PixCharge } | { ok: false; reason: string }>;
-  /** Boleto: issued at the sale's write. */
-  issue?(input: { saleId: number; amountCents: number; dueDate: string }): BoletoIssued;
+  /** Boleto: registered before the sale is written (its id drawn first); an issuer that refused says why. */
+  issueBoleto?(input: BoletoInput): Promise<{ ok: true; boleto: BoletoIssued } | { ok: false; reason: string }>;
+  /** Boleto: how its charge stands at the issuer (reconciliation). Throws when it cannot be asked. */
+  boletoFacts?(chargeId: string): Promise<ProviderFact[]>;
   /** Cards, at the sale's write (sync): the reference kept with it. The number is seen here and never stored. */
   reference?(input: { saleId: number; amountCents: number; installments: number; brand: CardBrand; number: string }): CardReference;
   /** Cards, after the write: a processor that decides over the network. Never throws: unreachable is a verdict too. */
@@ -133,6 +157,8 @@ export interface InboundEndpoint {
   provider: ProviderName;
   url: string;
   body: TSchema;
+  /** The provider posts a form (application/x-www-form-urlencoded), not JSON. */
+  form?: boolean;
   authenticate(request: Pick<InboundRequest, 'params' | 'headers'>): { refusal: Refusal; headers?: Record<string, string> } | null;
   read(request: InboundRequest): Promise<Result<ProviderFact[]>>;
   /** What the provider is answered once every fact of `body` is stored. */
@@ -148,6 +174,8 @@ export interface Providers {
   readonly inbound: readonly InboundEndpoint[];
   /** The embedded PSP's lever (sandbox only): a payer's bank paying a charge. */
   readonly sandboxPix: { pay(txid: string, amountCents: number): Promise<{ endToEndId: string; valor: string; horario: string }> } | null;
+  /** The embedded PSP's lever for boletos (BOLETO_PROVIDER=sandbox): a bank paying a charge. */
+  readonly sandboxBoleto: { pay(chargeId: number, amountCents?: number): Promise<void> } | null;
   /** This process's own address, the callback base when no public one is configured. */
   listeningAt(baseUrl: string): void;
   close(): Promise<void>;

@@ -19,6 +19,16 @@ const SaleBoleto = Type.Object(
     code: Type.String({ description: 'the 47-digit linha digitável' }),
     barcode: Type.String({ description: 'the 44-digit barcode' }),
     dueDate: Type.String({ format: 'date', description: 'YYYY-MM-DD' }),
+    pdfUrl: Nullable(Type.String({ format: 'uri', description: 'the slip as a PDF at its issuer (null when it makes none)' })),
+    pix: Nullable(
+      Type.Object(
+        {
+          key: Type.String({ description: 'the BR Code copia e cola that pays this boleto by Pix (boleto híbrido)' }),
+          qrCodeBase64: Type.String({ description: 'data:image/png;base64, QR of exactly `key`' }),
+        },
+        { title: 'SaleBoletoPix' },
+      ),
+    ),
   },
   { title: 'SaleBoleto' },
 );

@@ -10,9 +10,8 @@ import { ok, type Refused } from '../domain/result.ts';
 import { type SaleRequest, validateSaleRequest } from '../domain/sale-request.ts';
 import { idempotent, type StoredResponse } from '../http/idempotency.ts';
 import { notificationUrlProblem } from '../notifications/target-url.ts';
-import type { PixCharge } from '../providers/ports.ts';
 import { submitCardSale } from './card-payment.ts';
-import { createSale, prepareCharge } from './create-sale.ts';
+import { createSale, type Prepared, prepareProvider } from './create-sale.ts';
 import { saleCreatedView } from './sale-view.ts';
 
 export interface SaleAsk {
@@ -23,7 +22,7 @@ export interface SaleAsk {
   log: { warn(obj: object, msg: string): void };
 }
 
-type Prepared = { ok: true; value: PixCharge | null } | Refused;
+type Preparation = { ok: true; value: Prepared } | Refused;
 
 export async function sell(ctx: AppContext, ask: SaleAsk): Promise<StoredResponse> {
   const now = ctx.clock.now();
@@ -41,9 +40,9 @@ export async function sell(ctx: AppContext, ask: SaleAsk): Promise<StoredRespons
     },
     async (q, prepared) => {
       if (!parsed.ok) return parsed;
-      const charge = prepared ?? ok(null);
-      if (!charge.ok) return charge;
-      return { status: 201, body: saleCreatedView(await createSale(q, ctx, ask.sellerId, parsed.value, now, charge.value)) };
+      const made = prepared ?? ok({ pix: null, boleto: null });
+      if (!made.ok) return made;
+      return { status: 201, body: saleCreatedView(await createSale(q, ctx, ask.sellerId, parsed.value, now, made.value)) };
     },
     parsed.ok && needsPreparing(parsed.value) ? () => prepare(ctx, parsed.value) : undefined,
   );
@@ -56,14 +55,14 @@ export async function sell(ctx: AppContext, ask: SaleAsk): Promise<StoredRespons
   return answer;
 }
 
-/** What must happen before the write and outside its transaction: a postback URL's check (DNS), a PIX charge. */
-const needsPreparing = (sale: SaleRequest) => sale.postbackUrl !== null || sale.paymentMethod === 'PIX';
+/** What must happen before the write and outside its transaction: a postback URL's check (DNS), a PIX charge, a boleto's registration. */
+const needsPreparing = (sale: SaleRequest) => sale.postbackUrl !== null || sale.paymentMethod === 'PIX' || sale.paymentMethod === 'BOLETO';
 
-async function prepare(ctx: AppContext, sale: SaleRequest): Promise<Prepared> {
+async function prepare(ctx: AppContext, sale: SaleRequest): Promise<Preparation> {
   const url = sale.postbackUrl;
   const problem = url ? await notificationUrlProblem(url, ctx.config.webhookAllowPrivate) : null;
   if (problem) return { ok: false, refusal: refusalOf(problem) };
-  return prepareCharge(ctx, sale);
+  return prepareProvider(ctx.db, ctx, sale);
 }
 
 const refusalOf = (problem: string) => {

@@ -38,6 +38,8 @@ export interface TransactionRow {
   boleto_code: string | null;
   boleto_barcode: string | null;
   boleto_due_date: string | null;
+  boleto_pdf_url: string | null;
+  boleto_pix_code: string | null;
   external_transaction_id: string;
   /** The connector that made the sale; what is sent to a provider later goes to it (CONTRACT §11). */
   provider: ProviderName;

@@ -27,6 +27,8 @@ export const TRANSACTION_KEYS = [
   'cardLastFour',
   'cardBrand',
   'boletoCode',
+  'boletoPdfUrl',
+  'boletoPixKey',
   'externalTransactionId',
   'installments',
   'shipping',

@@ -132,6 +132,15 @@ describe('OpenAPI document (CONTRACT §13)', () => {
       const read = await ok('get', `/api/transactions/${sale.id}`, seller.headers);
       return { txid: String(read.externalTransactionId) };
     },
+    sandboxPayBoleto: async () => {
+      const sale = await newSale({
+        amount: 15000,
+        paymentMethod: 'BOLETO',
+        customer: { name: 'Maria Silva', email: 'maria@example.com', document: '52998224725' },
+        items: [{ title: 'Curso', unitPrice: 15000, quantity: 1, tangible: false }],
+      });
+      return { id: String(sale.id) };
+    },
     resolveProviderEvent: async () => {
       // A Pix for no sale: the PSP's callback makes it a provider event for the operator.
       const paid = await ok('post', `/sandbox/pix/unclaimed${Date.now()}/pay`, adminHeaders, { amount: 1000 });

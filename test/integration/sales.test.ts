@@ -183,8 +183,16 @@ describe('POST /api/sales: the Sale answer', () => {
     assert.equal(sale.customer.document, '11222333000181');
     assert.equal(sale.payment.installments, null);
     assert.equal(sale.payment.pix, null);
-    const boleto = sale.payment.boleto as { code: string; barcode: string; dueDate: string };
-    assert.deepEqual(keysOf(boleto), ['barcode', 'code', 'dueDate']);
+    const boleto = sale.payment.boleto as {
+      code: string;
+      barcode: string;
+      dueDate: string;
+      pdfUrl: string;
+      pix: { key: string; qrCodeBase64: string };
+    };
+    assert.deepEqual(keysOf(boleto), ['barcode', 'code', 'dueDate', 'pdfUrl', 'pix']);
+    assert.match(boleto.pdfUrl, /^http:\/\/.+\/pdf$/);
+    assert.deepEqual(keysOf(boleto.pix), ['key', 'qrCodeBase64']);
     assert.match(boleto.code, /^\d{47}$/);
     assert.match(boleto.barcode, /^\d{44}$/);
     assert.equal(boleto.dueDate, '2026-12-31');

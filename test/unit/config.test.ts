@@ -117,7 +117,7 @@ test('the private-address guard is on as soon as one rail is real; an explicit W
   const settings = (env: Record<string, string>) => loadSettings({ DATA_DIR: tmp(), ...env });
   const all = settings({});
   assert.deepEqual(
-    [all.pixRail.provider, all.cardRail.provider, all.payoutRail.provider, all.boletoProvider],
+    [all.pixRail.provider, all.cardRail.provider, all.payoutRail.provider, all.boletoRail.provider],
     ['sandbox', 'sandbox', 'sandbox', 'sandbox'],
   );
   assert.equal(all.webhookAllowPrivate, true, 'every rail sandbox: private addresses allowed');

@@ -1,9 +1,9 @@
 /**
- * The sandbox connector: the in-process card processor and boleto issuer (CONTRACT §6). Card outcomes
- * are decided when it sees the card, and played by the autopilot; PIX and payouts go through the
- * API Pix and Efí connectors to the embedded PSP (./psp).
+ * The sandbox connector: the in-process card processor (CONTRACT §6). Card outcomes are decided when
+ * it sees the card, and played by the autopilot; PIX, payouts and boletos go through the API Pix and
+ * Efí connectors to the embedded PSP (./psp). Boletos numbered here before they were registered at an
+ * issuer keep this connector for their cancel.
  */
-import { buildBoleto, freeFieldForSale } from '../../domain/boleto.ts';
 import { randomBytes } from '../../domain/random.ts';
 import type { CardOutcome, Connector } from '../ports.ts';
 
@@ -24,15 +24,9 @@ export function sandboxPayoutOutcome(pixKeyType: string, pixKey: string): 'COMPL
   return pixKeyType === 'EMAIL' && pixKey.endsWith('@reject.test') ? 'REJECTED' : 'COMPLETED';
 }
 
-export function sandboxConnector(boletoBankCode: string): Connector {
+export function sandboxConnector(): Connector {
   return {
     name: 'sandbox',
-    issue({ saleId, amountCents, dueDate }) {
-      const built = buildBoleto({ bankCode: boletoBankCode, amountCents, dueDate, freeField: freeFieldForSale(saleId) });
-      // Inputs were validated before (amount bound, real date): a failure here is a bug.
-      if (!built.ok) throw new Error(`boleto: ${built.refusal.message}`);
-      return { externalId: externalId('bol'), ...built.value };
-    },
     // The sandbox decides now, while it sees the number; the autopilot plays the outcome later.
     reference: ({ number }) => ({ externalId: externalId('card'), providerData: { sandboxOutcome: sandboxCardOutcome(number) } }),
     // The sandbox card processor and bank refund at once (CONTRACT §5a), and give back at once what a sale cannot take.

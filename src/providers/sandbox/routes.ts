@@ -3,8 +3,9 @@ import type { AppContext } from '../../context.ts';
 import { maybeOne, run, sql } from '../../db/sql.ts';
 import { BOLETO_MAX_AMOUNT_CENTS } from '../../domain/boleto.ts';
 import { ApiError } from '../../domain/errors.ts';
+import { parsePathId } from '../../http/ids.ts';
 import { BODY_ERRORS, OPERATOR_ERRORS, responses } from '../../http/openapi.ts';
-import { Fields, operatorSecurity, type Router } from '../../http/router.ts';
+import { Fields, operatorSecurity, PathId, type Router } from '../../http/router.ts';
 
 /**
  * `POST /sandbox/pix/{txid}/pay` (operator, PIX_PROVIDER=sandbox): the embedded PSP receives a Pix as
@@ -72,6 +73,75 @@ export async function sandboxPixRoutes(app: Router, ctx: AppContext): Promise<vo
       const amount = request.body.amount ?? sale?.amount;
       if (amount === undefined) throw new ApiError('NOT_FOUND', 'No PIX sale has this txid; give an amount to pay it anyway');
       return psp.pay(request.params.txid, Number(amount));
+    },
+  );
+}
+
+/**
+ * `POST /sandbox/boletos/{id}/pay` (operator, BOLETO_PROVIDER=sandbox): a bank pays the boleto of
+ * sale `id` at the embedded PSP, which notifies the gateway as Efí does (CONTRACT §11.4).
+ */
+export async function sandboxBoletoRoutes(app: Router, ctx: AppContext): Promise<void> {
+  app.post(
+    '/sandbox/boletos/:id/pay',
+    {
+      schema: {
+        operationId: 'sandboxPayBoleto',
+        summary: "Sandbox: pay a boleto as a payer's bank would (the embedded PSP notifies the gateway)",
+        description:
+          "BOLETO_PROVIDER=sandbox only. Answers once the gateway has read the PSP's notification: the boleto's value on a PENDENTE sale " +
+          'pays it (PAGO); a payment the sale cannot take (another value, a cancelled sale) is left to the operator (GET /admin/provider-events).',
+        tags: ['operator'],
+        security: operatorSecurity,
+        params: PathId,
+        body: Fields(
+          {
+            amount: Type.Optional(
+              Type.Integer({ minimum: 1, maximum: BOLETO_MAX_AMOUNT_CENTS, description: "an integer of cents from 1 (default: the sale's amount)" }),
+            ),
+          },
+          { title: 'SandboxBoletoPayment' },
+        ),
+        bodyExamples: {
+          saleAmount: { summary: "The sale's amount: the sale becomes PAGO", value: {} },
+          amount: { summary: 'A given amount, in cents', value: { amount: 15000 } },
+        },
+        response: responses(
+          {
+            200: Type.Object(
+              { id: Type.Integer(), status: Type.String({ description: "the sale's status once the notification was read" }) },
+              { title: 'SandboxBoletoPaid' },
+            ),
+          },
+          [
+            ...OPERATOR_ERRORS,
+            ...BODY_ERRORS,
+            ['VALIDATION_ERROR', '`amount` breaks its rule'],
+            ['BAD_REQUEST', '`id` is not a positive integer, or the URL is malformed'],
+            ['NOT_FOUND', 'the sandbox PSP does not issue boletos here (BOLETO_PROVIDER is not sandbox), or no sale with this id has a boleto there'],
+            ['INVALID_TRANSITION', 'the boleto was paid already'],
+          ],
+        ),
+      },
+    },
+    async (request) => {
+      const psp = ctx.providers.sandboxBoleto;
+      const id = parsePathId(request.params.id);
+      if (!psp) throw new ApiError('NOT_FOUND', 'The sandbox PSP issues boletos only with BOLETO_PROVIDER=sandbox');
+      const find = () =>
+        run<{ status: string; external_transaction_id: string; amount: number }>(
+          ctx.db,
+          sql`SELECT status, external_transaction_id, amount FROM transactions WHERE id = ${id} AND payment_method = 'BOLETO' AND provider = 'efi'`,
+        );
+      const sale = maybeOne(await find());
+      if (!sale) throw new ApiError('NOT_FOUND', 'No boleto sale registered at the sandbox PSP has this id');
+      try {
+        await psp.pay(Number(sale.external_transaction_id), request.body.amount);
+      } catch (error) {
+        if ((error as { status?: number }).status === 400) throw new ApiError('INVALID_TRANSITION', 'The boleto was paid already');
+        throw error;
+      }
+      return { id, status: maybeOne(await find())!.status };
     },
   );
 }

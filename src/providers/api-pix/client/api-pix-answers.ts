@@ -193,6 +193,10 @@ export function readProblema(body: unknown): Problema | undefined {
   // Efí's own endpoints (Pix sending) answer errors as { nome, mensagem }: the name is what a caller acts on.
   put(problem, 'nome', text(o.nome));
   put(problem, 'mensagem', text(o.mensagem));
+  // Efí's Cobranças API: { code, error, error_description } (the description a text or { property, message }).
+  put(problem, 'nome', text(o.error));
+  const description = o.error_description as unknown;
+  put(problem, 'mensagem', text(description) ?? text((description as Obj | null)?.message));
   if (Array.isArray(o.violacoes)) {
     problem.violacoes = o.violacoes
       .filter((v): v is Obj => typeof v === 'object' && v !== null)

@@ -6,7 +6,7 @@ import { type Answer, type ApiPixLogger, exchange, transportError } from './tran
 
 /** One operation of the API Pix, as the client asks for it. */
 export interface CallSpec<T> {
-  method: 'GET' | 'PUT' | 'PATCH';
+  method: 'GET' | 'PUT' | 'PATCH' | 'POST';
   /** The file's name of the operation, e.g. "PUT /cob/{txid}". */
   operation: string;
   /** The path under the base URL, ids already checked and encoded. */

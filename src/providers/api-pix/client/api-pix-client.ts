@@ -30,6 +30,8 @@ export interface ApiPixClientOptions {
   clientSecret: string;
   /** Space-separated OAuth2 scopes, for PSPs that want them asked for. */
   scope?: string;
+  /** How the token request carries the grant: form (RFC 6749, default) or JSON (Efí's Cobranças API). */
+  grantBody?: 'form' | 'json';
   /** Client certificate and key (PEM): presented on every connection, to the token URL and to the API (mTLS). */
   cert?: string;
   key?: string;

@@ -13,6 +13,8 @@ export interface TokenSourceOptions {
   clientSecret: string;
   /** Space-separated scopes, for PSPs that want them asked for (e.g. "cob.write cob.read pix.read"). */
   scope?: string;
+  /** How the grant is sent: form-urlencoded (RFC 6749, the API Pix) or JSON (Efí's Cobranças API at /v1/authorize). */
+  grantBody?: 'form' | 'json';
   agent: Dispatcher;
   /** Bound of one token request, as of an API call. */
   requestMs: number;
@@ -57,6 +59,8 @@ export function createTokenSource(o: TokenSourceOptions): TokenSource {
   const authorization = basicAuth(o.clientId, o.clientSecret);
   const form = new URLSearchParams({ grant_type: 'client_credentials' });
   if (o.scope) form.set('scope', o.scope);
+  const json = o.grantBody === 'json';
+  const grant = json ? JSON.stringify(Object.fromEntries(form)) : form.toString();
   let cached: { value: string; refreshAt: number } | null = null;
   let inFlight: Promise<string> | null = null;
 
@@ -65,8 +69,8 @@ export function createTokenSource(o: TokenSourceOptions): TokenSource {
     const answer = await exchange(o.agent, {
       method: 'POST',
       url,
-      headers: { authorization, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-      body: form.toString(),
+      headers: { authorization, 'content-type': json ? 'application/json' : 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: grant,
       operation,
       deadline: performance.now() + o.requestMs,
     });

@@ -120,3 +120,17 @@ export function bearerCheck(issuer: TokenIssuer) {
     }
   };
 }
+
+/** POST /v1/authorize (Efí's Cobranças API): HTTP Basic client authentication, JSON body `{ grant_type }`. */
+export function registerEfiAuthorizeRoute(app: FastifyInstance, credentials: Credentials, issuer: TokenIssuer): void {
+  app.post('/v1/authorize', async (request, reply) => {
+    const given = safely(() => basicCredentials(request.headers.authorization));
+    if (!given || !sameSecret(given.clientId, credentials.clientId) || !sameSecret(given.clientSecret, credentials.clientSecret)) {
+      return oauthError(reply, 401, 'invalid_client', 'client authentication failed (HTTP Basic with the client id and secret)');
+    }
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    if (body.grant_type !== 'client_credentials') return oauthError(reply, 400, 'unsupported_grant_type', 'only client_credentials');
+    void reply.header('cache-control', 'no-store');
+    return issuer.issue(SCOPES);
+  });
+}

@@ -17,6 +17,8 @@ export interface CallbackSender {
   notify(e2eid: string): Promise<void>;
   /** The same for a callback item made by the caller (a sent Pix's), to the webhook of `chave`. */
   notifyItem(chave: string, item: object, ref: string): Promise<void>;
+  /** Efí's charge notification: `notification=<token>`, form-encoded, to the charge's own URL. */
+  notifyCharge(url: string, token: string, ref: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -52,6 +54,14 @@ export function callbackSender(o: CallbackOptions): CallbackSender {
     notifyItem(chave, item, ref) {
       return track(send(o, agent, closing.signal, sender.mode, chave, item, ref), ref);
     },
+    notifyCharge(url, token, ref) {
+      if (sender.mode === 'drop') {
+        o.logger.info({ ref }, 'sandbox PSP: charge notification dropped on purpose');
+        return Promise.resolve();
+      }
+      const body = new URLSearchParams({ notification: token }).toString();
+      return track(deliver(o, agent, closing.signal, new URL(url), body, 'application/x-www-form-urlencoded', ref), ref);
+    },
     async close() {
       closing.abort();
       await Promise.allSettled([...inFlight]);
@@ -68,16 +78,26 @@ async function send(o: CallbackOptions, agent: Agent, closing: AbortSignal, mode
     o.logger.info({ e2eid }, 'sandbox PSP: callback dropped on purpose');
     return;
   }
-  const url = callbackUrl(webhook.webhook_url);
-  const body = JSON.stringify({ pix: [item] });
+  await deliver(o, agent, closing, callbackUrl(webhook.webhook_url), JSON.stringify({ pix: [item] }), 'application/json', e2eid);
+}
+
+async function deliver(
+  o: CallbackOptions,
+  agent: Agent,
+  closing: AbortSignal,
+  url: URL,
+  body: string,
+  contentType: string,
+  ref: string,
+): Promise<void> {
   for (let attempt = 0; attempt <= o.retryDelaysMs.length; attempt++) {
     if (attempt > 0 && !(await pause(o.retryDelaysMs[attempt - 1]!, closing))) return;
-    const outcome = await post(agent, url, body, AbortSignal.any([closing, AbortSignal.timeout(o.timeoutMs)]));
+    const outcome = await post(agent, url, body, contentType, AbortSignal.any([closing, AbortSignal.timeout(o.timeoutMs)]));
     if (outcome === 'ok') return;
     if (closing.aborted) return;
-    o.logger.warn({ e2eid, url: url.href, attempt: attempt + 1, outcome }, 'sandbox PSP: callback attempt failed');
+    o.logger.warn({ ref, url: url.href, attempt: attempt + 1, outcome }, 'sandbox PSP: callback attempt failed');
   }
-  o.logger.error({ e2eid, url: url.href }, 'sandbox PSP: callback given up; the receiver can still find the Pix through GET /pix');
+  o.logger.error({ ref, url: url.href }, 'sandbox PSP: callback given up; the receiver can still ask for it');
 }
 
 /** False when the PSP is closing. */
@@ -91,12 +111,12 @@ async function pause(ms: number, closing: AbortSignal): Promise<boolean> {
 }
 
 /** 'ok' for a 2xx; otherwise what went wrong, for the log. */
-async function post(agent: Agent, url: URL, body: string, signal: AbortSignal): Promise<string> {
+async function post(agent: Agent, url: URL, body: string, contentType: string, signal: AbortSignal): Promise<string> {
   try {
     const res = await request(url, {
       method: 'POST',
       dispatcher: agent,
-      headers: { 'content-type': 'application/json', 'user-agent': 'sandbox-psp-callback/1' },
+      headers: { 'content-type': contentType, 'user-agent': 'sandbox-psp-callback/1' },
       body,
       signal,
     });

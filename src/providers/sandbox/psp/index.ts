@@ -7,9 +7,11 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { bearerCheck, type Credentials, registerTokenRoute, tokenIssuer } from './auth.ts';
-import { LOCATION_MAX, type Merchant, merchantOf } from './brcode.ts';
-import { callbackSender } from './callbacks.ts';
+import { bearerCheck, type Credentials, registerEfiAuthorizeRoute, registerTokenRoute, tokenIssuer } from './auth.ts';
+import { dynamicBrCode, LOCATION_MAX, type Merchant, merchantOf } from './brcode.ts';
+import { type CallbackSender, callbackSender } from './callbacks.ts';
+import { registerChargeRoutes } from './charge-routes.ts';
+import { Charges } from './charges.ts';
 import { registerCobRoutes } from './cob-routes.ts';
 import { Devolucoes } from './devolucoes.ts';
 import { createJwsSigner } from './jws.ts';
@@ -22,6 +24,7 @@ import { registerSendRoutes } from './send-routes.ts';
 import { Sends } from './sends.ts';
 import type { PspClock, PspLogger, SandboxPsp, SandboxPspOptions } from './types.ts';
 import { registerWebhookRoutes } from './webhooks.ts';
+import { newLocationToken } from './wire.ts';
 
 export type * from './types.ts';
 
@@ -69,8 +72,10 @@ interface AppParts {
   credentials: Credentials;
   devolucoes: Devolucoes;
   sends: Sends;
+  charges: Charges;
   stopping: AbortSignal;
   publicHost(): string;
+  baseUrl(): string;
   jwksUrl(): string;
 }
 
@@ -81,6 +86,8 @@ async function buildApp(p: AppParts): Promise<FastifyInstance> {
   installProblemHandlers(app, p.logger);
   const issuer = tokenIssuer(p.credentials, clock);
   registerTokenRoute(app, p.credentials, issuer);
+  registerEfiAuthorizeRoute(app, p.credentials, issuer);
+  registerChargeRoutes(app, { charges: p.charges, base: p.baseUrl, bearer: bearerCheck(issuer) });
   registerLocationRoutes(app, { db: o.db, clock, signer: createJwsSigner(), jwksUrl: p.jwksUrl });
   const webhooks = {
     db: o.db,
@@ -108,7 +115,7 @@ async function buildApp(p: AppParts): Promise<FastifyInstance> {
 }
 
 /** What works behind the routes: callbacks, devoluções settling, Pix sending. */
-function engines(o: SandboxPspOptions, clock: PspClock, logger: PspLogger) {
+function engines(o: SandboxPspOptions, clock: PspClock, logger: PspLogger, merchant: Merchant, publicHost: () => string) {
   const callbacks = callbackSender({
     db: o.db,
     logger,
@@ -124,7 +131,19 @@ function engines(o: SandboxPspOptions, clock: PspClock, logger: PspLogger) {
     callbacks,
     logger,
   });
-  return { callbacks, devolucoes, sends };
+  const charges = new Charges({
+    db: o.db,
+    clock,
+    bankCode: o.boletoBankCode ?? '364',
+    callbacks,
+    logger,
+    pixCharge(_txid) {
+      const locToken = newLocationToken();
+      const location = `${publicHost()}${LOCATION_PATH}${locToken}`;
+      return { location, locToken, pixCopiaECola: dynamicBrCode(location, merchant), chave: o.receiverKey };
+    },
+  });
+  return { callbacks, devolucoes, sends, charges };
 }
 
 /** The test knobs of Pix sending. */
@@ -140,6 +159,19 @@ function sendKnobs(sends: Sends): Pick<SandboxPsp, 'failNextSends' | 'loseNextSe
   };
 }
 
+/** A payer's bank sending a Pix; a boleto híbrido's pays the boleto, told by the charge's notification (as Efí does), not the key's callback. */
+function payerBank(o: SandboxPspOptions, clock: PspClock, callbacks: CallbackSender, charges: Charges): SandboxPsp['pay'] {
+  return async (txid, amountCents, options = {}) => {
+    const e2eid = await receivePix(o.db, clock, o.receiverKey, txid, amountCents, options);
+    const pix = (await pixById(o.db, e2eid))!;
+    const boleto = await charges.ofPixTxid(txid);
+    if (boleto && amountCents === boleto.total_cents && boleto.status !== 'paid' && boleto.status !== 'settled')
+      await charges.pay(boleto.charge_id, amountCents);
+    else await callbacks.notify(e2eid);
+    return pix;
+  };
+}
+
 export async function startSandboxPsp(o: SandboxPspOptions): Promise<SandboxPsp> {
   checkOptions(o);
   const merchant = merchantOf(o.merchantName, o.merchantCity);
@@ -149,19 +181,20 @@ export async function startSandboxPsp(o: SandboxPspOptions): Promise<SandboxPsp>
     clientId: o.clientId ?? `sandbox-${randomBytes(6).toString('hex')}`,
     clientSecret: o.clientSecret ?? randomBytes(24).toString('base64url'),
   };
-  const { callbacks, devolucoes, sends } = engines(o, clock, logger);
-  const stopping = new AbortController();
   let publicHost = '';
+  let base = '';
+  const { callbacks, devolucoes, sends, charges } = engines(o, clock, logger, merchant, () => publicHost);
+  const stopping = new AbortController();
   const jwksUrl = () => `http://${publicHost}${JWKS_PATH}`;
 
-  const parts = { o, clock, logger, merchant, credentials, devolucoes, sends, stopping: stopping.signal, jwksUrl };
+  const parts = { o, clock, logger, merchant, credentials, devolucoes, sends, charges, stopping: stopping.signal, jwksUrl, baseUrl: () => base };
   const app = await buildApp({ ...parts, publicHost: () => publicHost });
 
   const host = o.host ?? '127.0.0.1';
   await app.listen({ host, port: o.port ?? 0 });
   const port = (app.server.address() as AddressInfo).port;
   publicHost = o.publicHost ?? defaultPublicHost(host, port);
-  const base = `http://${urlHost(host)}:${port}`;
+  base = `http://${urlHost(host)}:${port}`;
   // Requests under way finish first; then callbacks still trying are cut short, so a settlement
   // waiting on one ends at once. Devoluções left pending are settled by the next process.
   const close = async () => {
@@ -189,12 +222,9 @@ export async function startSandboxPsp(o: SandboxPspOptions): Promise<SandboxPsp>
     clientId: credentials.clientId,
     clientSecret: credentials.clientSecret,
     jwksUrl: jwksUrl(),
-    async pay(txid, amountCents, options = {}) {
-      const e2eid = await receivePix(o.db, clock, o.receiverKey, txid, amountCents, options);
-      const pix = (await pixById(o.db, e2eid))!;
-      await callbacks.notify(e2eid);
-      return pix;
-    },
+    pay: payerBank(o, clock, callbacks, charges),
+    refuseNextCharges: (n) => charges.refuseNext(n),
+    payBoleto: (chargeId, amountCents) => charges.pay(chargeId, amountCents).then(() => {}),
     setCallbacks(mode) {
       if (mode !== 'deliver' && mode !== 'drop') throw new RangeError(`setCallbacks: ${mode}`);
       callbacks.mode = mode;

@@ -81,6 +81,8 @@ export interface SandboxPspOptions {
   sendDelayMs?: number;
   /** The paying key's balance before any Pix came in or went out (default R$ 1.000.000.000,00). */
   payerFloatCents?: number;
+  /** The bank code of the boletos it issues (default 364, Efí's). */
+  boletoBankCode?: string;
   /** The receiver's CNPJ, which the official WebhookCompleto schema requires in GET /webhook. */
   receiverCnpj?: string;
   logger?: PspLogger;
@@ -114,6 +116,10 @@ export interface SandboxPsp {
   failNextDevolucoes(n: number): void;
   /** A devolução by MED: DEVOLVIDO at once, then a callback. Throws for an unknown Pix or an amount beyond what is left. */
   openMedDevolucao(e2eid: string, input: { amountCents: number; natureza: MedNatureza }): Promise<Devolucao>;
+  /** A bank paying a boleto charge (of its value when `amountCents` is absent); its notification follows. Throws when already paid. */
+  payBoleto(chargeId: number, amountCents?: number): Promise<void>;
+  /** The next n boleto charges are refused by the PSP (400 validation_error). */
+  refuseNextCharges(n: number): void;
   /** The next n sends are refused in the request (nothing sent). */
   failNextSends(n: number, failure: SendFailure): void;
   /** The next n sends are made, but their answer is lost: the connection reset, or never answered. */

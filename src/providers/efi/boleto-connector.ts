@@ -1,0 +1,120 @@
+/**
+ * The Efí boleto connector (CONTRACT §11.4): a boleto sale registered as a one-step charge (with the
+ * Pix of a boleto híbrido when Efí makes one), cancelled at Efí when the sale can no longer be paid,
+ * and read back to reconcile. The linha digitável Efí answers is checked (FEBRABAN check digits)
+ * before a sale is written with it.
+ */
+import { parseDigitableLine } from '../../domain/boleto.ts';
+import type { ProviderFact } from '../../domain/provider-facts.ts';
+import { ApiPixError } from '../api-pix/client/api-pix-client.ts';
+import type { BoletoInput, CancelOutcome, Connector } from '../ports.ts';
+import { boletoCustomId, factOfChange } from './boleto-facts.ts';
+import type { EfiChargesClient, OneStepChargeBody } from './charges-client.ts';
+
+export interface EfiBoletoSettings {
+  installationId: string;
+  /** The embedded PSP's bank returns a paid boleto at once; Efí returns none by API (the operator does). */
+  sandbox: boolean;
+  /** Where Efí posts a charge's notifications; null until this process knows (then reconciliation alone tells). */
+  notificationUrl(): string | null;
+}
+
+export type EfiBoletoConnector = Required<Pick<Connector, 'issueBoleto' | 'boletoFacts' | 'cancel' | 'refund'>> & { charges: EfiChargesClient };
+
+function customer(c: BoletoInput['customer'], address: OneStepChargeBody['payment']['banking_billet']['customer']['address']) {
+  const digits = c.document.replace(/[^0-9A-Z]/gi, '').toUpperCase();
+  const who: OneStepChargeBody['payment']['banking_billet']['customer'] =
+    digits.length === 14 ? { juridical_person: { corporate_name: c.name, cnpj: digits } } : { name: c.name, cpf: digits };
+  who.email = c.email;
+  if (c.phone) who.phone_number = c.phone;
+  if (address) who.address = address;
+  return who;
+}
+
+export function chargeBody(input: BoletoInput, s: EfiBoletoSettings): OneStepChargeBody {
+  const ship = input.shipping;
+  const url = s.notificationUrl();
+  const address = ship
+    ? {
+        street: ship.street,
+        number: ship.number,
+        neighborhood: ship.neighborhood,
+        zipcode: ship.zipCode,
+        city: ship.city,
+        state: ship.state,
+        complement: ship.complement,
+      }
+    : undefined;
+  return {
+    items: input.items.map((i) => ({ name: i.title, value: i.unitPrice, amount: i.quantity })),
+    ...(ship && ship.fee > 0 ? { shippings: [{ name: 'Frete', value: ship.fee }] } : {}),
+    metadata: { custom_id: boletoCustomId(s.installationId, input.saleId), ...(url === null ? {} : { notification_url: url }) },
+    payment: { banking_billet: { customer: customer(input.customer, address), expire_at: input.dueDate } },
+  };
+}
+
+const words = (e: unknown) =>
+  e instanceof ApiPixError
+    ? [e.problem?.nome, e.problem?.mensagem].filter(Boolean).join(': ') || e.reason
+    : e instanceof Error
+      ? e.message
+      : String(e);
+
+export function efiBoletoConnector(client: EfiChargesClient, s: EfiBoletoSettings): EfiBoletoConnector {
+  // Every call through `connector.charges`: a test may wrap the client to check what is sent.
+  const connector: EfiBoletoConnector = {
+    charges: client,
+    async issueBoleto(input) {
+      let issued: Awaited<ReturnType<EfiChargesClient['createOneStep']>>;
+      try {
+        issued = await connector.charges.createOneStep(chargeBody(input, s));
+      } catch (error) {
+        return { ok: false, reason: `Efí did not register the boleto: ${words(error)}` };
+      }
+      const line = parseDigitableLine(issued.barcode);
+      // Never a code a bank would refuse, or one for another amount, on a sale; the charge made is withdrawn.
+      const wrong = !line.ok
+        ? `a linha digitável that fails: ${line.refusal.message}`
+        : line.value.amountCents !== input.amountCents && line.value.amountCents !== 0
+          ? `a boleto of ${line.value.amountCents} cents`
+          : null;
+      if (!line.ok || wrong !== null) {
+        await connector.charges.cancel(issued.chargeId).catch(() => {});
+        return { ok: false, reason: `Efí answered charge ${issued.chargeId} with ${wrong}` };
+      }
+      const { digitableLine, barcode } = line.value;
+      return { ok: true, boleto: { externalId: String(issued.chargeId), digitableLine, barcode, pdfUrl: issued.pdfUrl, pixCode: issued.pixCode } };
+    },
+    async boletoFacts(chargeId) {
+      const detail = await connector.charges.detail(Number(chargeId));
+      const change = {
+        id: null,
+        chargeId: detail.chargeId,
+        customId: detail.customId,
+        status: detail.status,
+        value: detail.paidValue ?? detail.total,
+        at: '',
+      };
+      return [factOfChange(change, s.installationId)] satisfies ProviderFact[];
+    },
+    // A paid boleto's money goes back by bank transfer from the Efí account, not by its API: the refund
+    // fails, the seller keeps the balance, and the operator returns it by hand (then the event REFUNDED).
+    refund: async () =>
+      s.sandbox
+        ? { status: 'SUCCEEDED' }
+        : { status: 'FAILED', reason: 'Efí returns no boleto payment by API: the operator returns it from the Efí account' },
+    async cancel(target): Promise<CancelOutcome> {
+      if (target.kind !== 'charge') return { status: 'REFUSED', detail: 'Efí boletos return no payments by the gateway: the operator returns them' };
+      try {
+        await connector.charges.cancel(Number(target.externalId));
+        return { status: 'DONE', detail: null };
+      } catch (error) {
+        // Refused for good (paid or cancelled already): nothing left to cancel; the notification says what happened.
+        if (error instanceof ApiPixError && error.kind === 'http' && error.status! < 500 && error.status !== 429)
+          return { status: 'REFUSED', detail: words(error) };
+        throw error;
+      }
+    },
+  };
+  return connector;
+}

@@ -1,0 +1,49 @@
+/**
+ * Pure: what Efí says of a boleto charge (a notification's history, or the charge read back) as
+ * provider facts (CONTRACT §11.4, §14). Each status change is one fact, identified by the charge and
+ * the status, so the history read again, or the charge read after its notification, repeats nothing.
+ */
+import type { ProviderFact } from '../../domain/provider-facts.ts';
+import type { ChargeChange } from './charges-client.ts';
+
+const installation_id_length = 12;
+
+/** The custom_id a sale's charge carries: the installation's id and the sale's. */
+export const boletoCustomId = (installationId: string, saleId: number) => `${installationId}${saleId}`;
+
+/** The sale a custom_id of this installation names; null for anyone else's. */
+export function saleIdOf(installationId: string, customId: string | null): number | null {
+  if (customId === null || customId.length <= installation_id_length || !customId.startsWith(installationId)) return null;
+  const rest = customId.slice(installation_id_length);
+  return /^[1-9]\d{0,14}$/.test(rest) ? Number(rest) : null;
+}
+
+const meaning: Record<string, 'paid' | 'canceled' | 'unpaid'> = {
+  paid: 'paid',
+  settled: 'paid',
+  canceled: 'canceled',
+  unpaid: 'unpaid',
+  expired: 'unpaid',
+};
+
+/** One change of a charge; a status the gateway does not act on (new, waiting, link…) is a notice. */
+export function factOfChange(change: ChargeChange, installationId: string): ProviderFact {
+  const chargeId = String(change.chargeId);
+  const status = meaning[change.status];
+  const base = { provider: 'efi' as const, identity: `charge:${chargeId}:${change.status}`, externalReference: chargeId, source: { ...change } };
+  if (!status) return { ...base, fact: { kind: 'NOTICE', what: `boleto charge ${chargeId} ${change.status}` } };
+  // An Efí account may serve several installations: another's charge is not ours to act on.
+  if (saleIdOf(installationId, change.customId) === null)
+    return { ...base, fact: { kind: 'NOTICE', what: `boleto charge ${chargeId} of another installation ${change.status}` } };
+  return {
+    ...base,
+    fact: {
+      kind: 'BOLETO_STATUS',
+      // The charge id alone finds the sale: a charge whose sale was never written is the operator's.
+      sale: { ids: [chargeId], saleId: null, referenceSuffices: false },
+      chargeId,
+      status,
+      amount: status === 'paid' ? change.value : null,
+    },
+  };
+}

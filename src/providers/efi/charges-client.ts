@@ -1,0 +1,171 @@
+/**
+ * Efí's Cobranças API, the boleto subset (CONTRACT §11.4): a one-step charge, its cancel, its detail
+ * and a notification's history. Called through the API Pix client's transport (one pool, one token
+ * cache, deadlines; the token asked for at /v1/authorize with a JSON grant and no client certificate).
+ * Efí wraps every answer as `{ code, data }`; answers are checked for what the gateway reads.
+ */
+import { AnswerError } from '../api-pix/client/api-pix-answers.ts';
+import type { PixTransport } from '../api-pix/client/api-pix-client.ts';
+
+/** POST /v1/charge/one-step with a banking_billet payment (the SDK's CreateOneStepChargeBody). */
+export interface OneStepChargeBody {
+  items: { name: string; value: number; amount: number }[];
+  shippings?: { name: string; value: number }[];
+  metadata: { custom_id: string; notification_url?: string };
+  payment: {
+    banking_billet: {
+      customer: {
+        name?: string;
+        cpf?: string;
+        email?: string;
+        phone_number?: string;
+        juridical_person?: { corporate_name: string; cnpj: string };
+        address?: { street: string; number: string; neighborhood: string; zipcode: string; city: string; complement?: string | null; state: string };
+      };
+      expire_at: string;
+    };
+  };
+}
+
+export interface ChargeIssued {
+  chargeId: number;
+  /** The linha digitável as Efí writes it (dots and spaces). */
+  barcode: string;
+  pdfUrl: string | null;
+  /** The boleto híbrido's Pix: its BR Code, when Efí made one. */
+  pixCode: string | null;
+  status: string;
+}
+
+/** A status of a charge's history, as a notification or the charge's detail tells it. */
+export interface ChargeChange {
+  /** Efí's id of this change (a notification's `id`); null when read off the charge's detail. */
+  id: number | null;
+  chargeId: number;
+  customId: string | null;
+  status: string;
+  /** The value paid, in cents (paid/settled), when given. */
+  value: number | null;
+  at: string;
+}
+
+export interface ChargeDetail {
+  chargeId: number;
+  customId: string | null;
+  status: string;
+  total: number;
+  paidValue: number | null;
+}
+
+export interface EfiChargesClient {
+  createOneStep(body: OneStepChargeBody): Promise<ChargeIssued>;
+  cancel(chargeId: number): Promise<void>;
+  detail(chargeId: number): Promise<ChargeDetail>;
+  notification(token: string): Promise<ChargeChange[]>;
+}
+
+type Obj = Record<string, unknown>;
+const TOKEN = /^[A-Za-z0-9-]{1,100}$/;
+
+function object(value: unknown, path: string): Obj {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new AnswerError(`${path} is not an object`);
+  return value as Obj;
+}
+const data = (body: unknown): unknown => object(body, 'answer').data;
+const text = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null);
+const integer = (v: unknown, path: string): number => {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new AnswerError(`${path} is not an integer`);
+  return v;
+};
+const cents = (v: unknown): number | null => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : null);
+
+function readIssued(body: unknown): ChargeIssued {
+  const d = object(data(body), 'data');
+  const barcode = text(d.barcode);
+  if (!barcode) throw new AnswerError('data.barcode is missing');
+  const pix = typeof d.pix === 'object' && d.pix !== null ? (d.pix as Obj) : {};
+  const pdf = typeof d.pdf === 'object' && d.pdf !== null ? (d.pdf as Obj) : {};
+  return {
+    chargeId: integer(d.charge_id, 'data.charge_id'),
+    barcode,
+    pdfUrl: text(pdf.charge),
+    pixCode: text(pix.qrcode),
+    status: text(d.status) ?? 'waiting',
+  };
+}
+
+function readDetail(body: unknown): ChargeDetail {
+  const d = object(data(body), 'data');
+  const status = text(d.status);
+  if (!status) throw new AnswerError('data.status is missing');
+  const payment = typeof d.payment === 'object' && d.payment !== null ? (d.payment as Obj) : {};
+  return {
+    chargeId: integer(d.charge_id, 'data.charge_id'),
+    customId: text(d.custom_id),
+    status,
+    total: integer(d.total, 'data.total'),
+    paidValue: cents(payment.paid_value) ?? cents(d.paid_value),
+  };
+}
+
+function readHistory(body: unknown): ChargeChange[] {
+  const d = data(body);
+  if (!Array.isArray(d)) throw new AnswerError('data is not a list');
+  return d.flatMap((item, i) => {
+    const o = object(item, `data[${i}]`);
+    const ids = object(o.identifiers, `data[${i}].identifiers`);
+    // Carnets and subscriptions share the endpoint; the gateway makes charges only.
+    if (ids.charge_id === undefined) return [];
+    const status = object(o.status, `data[${i}].status`);
+    const current = text(status.current);
+    if (!current) throw new AnswerError(`data[${i}].status.current is missing`);
+    return [
+      {
+        id: integer(o.id, `data[${i}].id`),
+        chargeId: integer(ids.charge_id, `data[${i}].identifiers.charge_id`),
+        customId: text(o.custom_id),
+        status: current,
+        value: cents(o.value),
+        at: text(o.created_at) ?? '',
+      },
+    ];
+  });
+}
+
+const chargePath = (id: number, op: string) => {
+  if (!Number.isSafeInteger(id) || id <= 0) throw new RangeError(`Efí ${op}: a charge id is a positive integer`);
+  return `/v1/charge/${id}`;
+};
+
+export function createEfiChargesClient(baseUrl: string, transport: PixTransport): EfiChargesClient {
+  const call = transport.caller(baseUrl);
+  return {
+    createOneStep: (body) =>
+      // Not sent again on a lost answer: a second charge would be a second boleto. Reconciliation finds what was made.
+      call({ method: 'POST', operation: 'POST /v1/charge/one-step', path: '/v1/charge/one-step', body, idempotent: false, read: readIssued }),
+    async cancel(chargeId) {
+      const operation = 'PUT /v1/charge/{id}/cancel';
+      await call({
+        method: 'PUT',
+        operation,
+        path: `${chargePath(chargeId, operation)}/cancel`,
+        idempotent: true,
+        read: () => undefined,
+        bodyless: true,
+      });
+    },
+    detail: (chargeId) =>
+      call({
+        method: 'GET',
+        operation: 'GET /v1/charge/{id}',
+        path: chargePath(chargeId, 'GET /v1/charge/{id}'),
+        idempotent: true,
+        read: readDetail,
+      }),
+    notification(token) {
+      const operation = 'GET /v1/notification/{token}';
+      if (!TOKEN.test(token)) throw new RangeError(`Efí ${operation}: not a notification token`);
+      return call({ method: 'GET', operation, path: `/v1/notification/${token}`, idempotent: true, read: readHistory });
+    },
+  };
+}
