@@ -8,6 +8,7 @@ import type { CardBrand } from '../domain/card.ts';
 import type { PixKeyType } from '../domain/pix-keys.ts';
 import type { ProviderFact, ProviderName } from '../domain/provider-facts.ts';
 import type { Refusal, Result } from '../domain/result.ts';
+import type { ShippingInput } from '../domain/sale-request.ts';
 import type { PaymentMethod, TransactionEvent } from '../domain/transaction-states.ts';
 
 export type { ProviderName } from '../domain/provider-facts.ts';
@@ -33,16 +34,7 @@ export interface BoletoInput {
   dueDate: string;
   customer: { name: string; email: string; document: string; phone: string | null };
   items: { title: string; unitPrice: number; quantity: number }[];
-  shipping: {
-    fee: number;
-    street: string;
-    number: string;
-    complement: string | null;
-    neighborhood: string;
-    city: string;
-    state: string;
-    zipCode: string;
-  } | null;
+  shipping: ShippingInput | null;
 }
 export interface BoletoIssued {
   externalId: string;

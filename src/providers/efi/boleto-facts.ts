@@ -5,18 +5,13 @@
  */
 import type { ProviderFact } from '../../domain/provider-facts.ts';
 import type { ChargeChange } from './charges-client.ts';
-
-const installation_id_length = 12;
+import { efiKey, idOfEfiKey } from './keys.ts';
 
 /** The custom_id a sale's charge carries: the installation's id and the sale's. */
-export const boletoCustomId = (installationId: string, saleId: number) => `${installationId}${saleId}`;
+export const boletoCustomId = efiKey;
 
 /** The sale a custom_id of this installation names; null for anyone else's. */
-export function saleIdOf(installationId: string, customId: string | null): number | null {
-  if (customId === null || customId.length <= installation_id_length || !customId.startsWith(installationId)) return null;
-  const rest = customId.slice(installation_id_length);
-  return /^[1-9]\d{0,14}$/.test(rest) ? Number(rest) : null;
-}
+export const saleIdOf = idOfEfiKey;
 
 const meaning: Record<string, 'paid' | 'canceled' | 'unpaid'> = {
   paid: 'paid',

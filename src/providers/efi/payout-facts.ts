@@ -4,19 +4,14 @@
  */
 import type { ProviderFact } from '../../domain/provider-facts.ts';
 import { centsFromValor } from '../api-pix/client/valor.ts';
+import { efiKey, idOfEfiKey } from './keys.ts';
 import type { SentPix } from './pix-send-client.ts';
 
-const installation_id_length = 12;
-
 /** The id a cashout's Pix is sent with: the installation's id and the cashout's ([a-zA-Z0-9]{1,35}). */
-export const payoutIdEnvio = (installationId: string, cashoutId: number) => `${installationId}${cashoutId}`;
+export const payoutIdEnvio = efiKey;
 
 /** The cashout an idEnvio of this installation names; null for anyone else's. */
-export function cashoutIdOf(installationId: string, idEnvio: string): number | null {
-  if (idEnvio.length <= installation_id_length || !idEnvio.startsWith(installationId)) return null;
-  const rest = idEnvio.slice(installation_id_length);
-  return /^[1-9]\d{0,14}$/.test(rest) ? Number(rest) : null;
-}
+export const cashoutIdOf = (installationId: string, idEnvio: string): number | null => idOfEfiKey(installationId, idEnvio);
 
 export function factsOfSent(sent: SentPix, cashoutId: number): ProviderFact[] {
   const outcome: ProviderFact = {
