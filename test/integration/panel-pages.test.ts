@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import pngjs from 'pngjs';
 import { createDeliveryJob } from '../../src/notifications/delivery.ts';
 import { axeCheck, browserSkipReason, launchBrowser, newPage, screenshot } from '../helpers/browser.ts';
-import { pixExample } from '../helpers/fixtures.ts';
+import { boletoExample, pixExample } from '../helpers/fixtures.ts';
 import { adminHeaders, type Gateway, railJob, type SellerKeys, startGateway } from '../helpers/gateway.ts';
 import { type Receiver, startReceiver } from '../helpers/receiver.ts';
 
@@ -148,6 +148,28 @@ describe('the seller panel pages in a browser', { skip: browserSkipReason() }, (
     assert.equal(await text('[data-venda="status"]'), 'PAGO');
     assert.match(await text('.historico'), /PENDENTE → PAGO/);
     assert.equal(await page.locator('img.qr').count(), 0, 'no QR once paid');
+  });
+
+  test("Vendas: a boleto sale's page shows its linha digitável, its Pix QR readable and the PDF", async () => {
+    const created = await api('POST', '/api/sales', seller.headers, boletoExample());
+    assert.equal(created.statusCode, 201, created.body);
+    const { id, payment } = created.json().sale;
+    await visit(`/painel/vendas/${id}`, 'painel-venda-boleto');
+    assert.match(await text('main'), new RegExp(`Linha digitável:\\s*${payment.boleto.code}`));
+    assert.equal(await page.locator('#copia').inputValue(), payment.boleto.pix.key, 'the boleto híbrido Pix, as the API gave it');
+    const drawn = pngjs.PNG.sync.read(await page.locator('img.qr').screenshot());
+    assert.equal(jsQR(new Uint8ClampedArray(drawn.data), drawn.width, drawn.height)?.data, payment.boleto.pix.key);
+    const pdf = await page.getByRole('link', { name: 'Boleto em PDF' }).getAttribute('href');
+    assert.equal(pdf, payment.boleto.pdfUrl);
+    const fetched = await fetch(pdf!);
+    assert.equal(fetched.status, 200);
+    assert.equal(
+      Buffer.from(await fetched.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+      '%PDF-',
+      'the link opens a PDF',
+    );
   });
 
   test('Vendas: a partial refund from the sale page; a pending sale cancelled', async () => {
