@@ -28,7 +28,7 @@ import { listProviderEventsRoute } from './providers/events/list-route.ts';
 import { registerProviderEventsGauge } from './providers/events/metrics.ts';
 import { resolveProviderEventRoute } from './providers/events/resolve-route.ts';
 import { inboundRoutes } from './providers/inbound-routes.ts';
-import { sandboxBoletoRoutes, sandboxPixRoutes } from './providers/sandbox/routes.ts';
+import { sandboxBoletoRoutes, sandboxPixRoutes, sandboxSaleRoutes } from './providers/sandbox/routes.ts';
 import { refundRoutes } from './refunds/routes.ts';
 import { saleRoutes } from './sales/routes.ts';
 import { sellerAdminRoutes } from './sellers/admin-routes.ts';
@@ -175,6 +175,7 @@ async function registerRoutes(app: App, ctx: AppContext, metrics: Registry, limi
     operator.addHook('onRequest', operatorHook);
     await sandboxPixRoutes(operator, ctx);
     await sandboxBoletoRoutes(operator, ctx);
+    await sandboxSaleRoutes(operator, ctx);
     await pixAdminRoutes(operator, ctx);
     await panelAdminRoutes(operator, ctx);
     await sellerAdminRoutes(operator, ctx);

@@ -12,6 +12,7 @@ import type {
   ProviderEventsQuery,
   SandboxBoletoPayBody,
   SandboxPixPayBody,
+  SandboxSalePayBody,
   TransactionEventBody,
   UpdateSellerBody,
   UpdateSettingsBody,
@@ -114,6 +115,13 @@ export class OperatorClient extends GatewayClient {
   sandboxPayBoleto(id: Id, body: SandboxBoletoPayBody = {}, options?: PostOptions) {
     const path = { id: pathId(id) };
     const url = '/sandbox/boletos/{id}/pay';
+    return this.send('POST', url, (init) => this.raw.POST(url, { ...init, params: { path }, body }), options);
+  }
+
+  /** POST /sandbox/sales/{id}/pay `{ amount? }`: pays PIX or boleto sale `id` as its payer would; answers `{ id, status }`. */
+  sandboxPaySale(id: Id, body: SandboxSalePayBody = {}, options?: PostOptions) {
+    const path = { id: pathId(id) };
+    const url = '/sandbox/sales/{id}/pay';
     return this.send('POST', url, (init) => this.raw.POST(url, { ...init, params: { path }, body }), options);
   }
 

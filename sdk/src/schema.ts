@@ -352,6 +352,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/sales/{id}/pay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: pay a PIX or boleto sale by its id, as its payer would
+         * @description PIX_PROVIDER=sandbox for PIX sales, BOLETO_PROVIDER=sandbox for boletos. Answers once the gateway has taken the PSP's word: the sale's amount on a PENDENTE sale pays it (PAGO); a PIX of another amount is returned whole by a devolução, a boleto payment the sale cannot take is left to the operator (GET /admin/provider-events). Card sales are paid by their authorisation, not here.
+         */
+        post: operations["sandboxPaySale"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/pix/returns": {
         parameters: {
             query?: never;
@@ -1197,6 +1217,8 @@ export interface components {
             /** @description a data URI, data:image/png;base64,…, of the QR of exactly that text */
             qrCodeBase64: string;
             expiresAt: string | null;
+            /** @description the charge's txid at the PSP, the transaction's externalTransactionId (addition; POST /sandbox/pix/{txid}/pay takes it) */
+            txid: string;
         };
         /**
          * SaleRequest
@@ -1219,12 +1241,6 @@ export interface components {
             shipping?: components["schemas"]["ShippingInput"] | null;
             pix?: components["schemas"]["PixOptions"] | null;
             boleto?: components["schemas"]["BoletoOptions"] | null;
-        };
-        /** SandboxBoletoPaid */
-        SandboxBoletoPaid: {
-            id: number;
-            /** @description the sale's status once the notification was read */
-            status: string;
         };
         /** SandboxBoletoPayment */
         SandboxBoletoPayment: {
@@ -1255,6 +1271,17 @@ export interface components {
         };
         /** SandboxPixPayment */
         SandboxPixPayment: {
+            /** @description an integer of cents from 1 (default: the sale's amount) */
+            amount?: number;
+        };
+        /** SandboxSalePaid */
+        SandboxSalePaid: {
+            id: number;
+            /** @description the sale's status once the gateway took the PSP's word */
+            status: string;
+        };
+        /** SandboxSalePayment */
+        SandboxSalePayment: {
             /** @description an integer of cents from 1 (default: the sale's amount) */
             amount?: number;
         };
@@ -2661,7 +2688,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SandboxBoletoPaid"];
+                    "application/json": components["schemas"]["SandboxSalePaid"];
                 };
             };
             /**
@@ -2687,6 +2714,69 @@ export interface operations {
                 };
             };
             /** @description - `INVALID_TRANSITION`: the boleto was paid already */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidTransitionError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["OperatorRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["OperatorServiceUnavailable"];
+        };
+    };
+    sandboxPaySale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a positive integer, at most 2^53 − 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxSalePayment"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxSalePaid"];
+                };
+            };
+            /**
+             * @description - `VALIDATION_ERROR`: the body is not valid JSON, or holds text that cannot be stored (a NUL character, a lone surrogate); `amount` breaks its rule
+             *     - `error: "Bad Request"`: `id` is not a positive integer, or the URL is malformed
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["BadRequestError"];
+                };
+            };
+            401: components["responses"]["OperatorUnauthorized"];
+            /** @description - `error: "Not Found"`: no sale has this id, or its rail is not the sandbox here */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description - `INVALID_TRANSITION`: a card sale (paid by its authorisation), or a boleto paid already */
             409: {
                 headers: {
                     [name: string]: unknown;

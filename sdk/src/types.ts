@@ -56,6 +56,7 @@ export type SigningSecret = ResponseBody<'/api/signing-secret', 'get'>;
 // ---------- operator API ----------
 export type SandboxPixPayBody = RequestBody<'/sandbox/pix/{txid}/pay', 'post'>;
 export type SandboxBoletoPayBody = RequestBody<'/sandbox/boletos/{id}/pay', 'post'>;
+export type SandboxSalePayBody = RequestBody<'/sandbox/sales/{id}/pay', 'post'>;
 export type SandboxPix = ResponseBody<'/sandbox/pix/{txid}/pay', 'post'>;
 export type PixReturnList = ResponseBody<'/admin/pix/returns', 'get'>;
 export type PixReturnsQuery = WithNumericLimit<QueryOf<'/admin/pix/returns', 'get'>>;

@@ -7,7 +7,7 @@ import { after, before, describe, mock, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { ADMIN_TOKEN, POSTBACK_SECRET } from '../../test/helpers/gateway.ts';
 import { type ReceivedRequest, type Receiver, startReceiver } from '../../test/helpers/receiver.ts';
-import { verifyPostback, verifyWebhook, WebhookVerificationError } from '../src/index.ts';
+import { SellerClient, verifyPostback, verifyWebhook, WebhookVerificationError } from '../src/index.ts';
 import { type Json, pixSale, type SdkBench, startBench } from './harness.ts';
 
 const header = (r: ReceivedRequest, name: string) => r.headers[name] as string | undefined;
@@ -83,9 +83,9 @@ describe('the README example', () => {
     await bench?.close();
   });
 
-  test('is the code of sdk/test/readme-example.ts, which runs: a PIX sale, paid, its webhook received and verified', async () => {
+  test('is the code of sdk/examples/pix-sale.ts, which runs: a PIX sale, paid, its webhook received and verified, the webhook removed', async () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-    const example = readFileSync(new URL('./readme-example.ts', import.meta.url), 'utf8');
+    const example = readFileSync(new URL('../examples/pix-sale.ts', import.meta.url), 'utf8');
     const block = /<!-- example -->\s*```ts\n([\s\S]*?)```/.exec(readme)?.[1];
     assert.equal(block, example.replace("from '../src/index.ts'", "from 'pagar-gateway-sdk'"), 'the README shows the file as it is');
 
@@ -100,7 +100,7 @@ describe('the README example', () => {
     const logged: unknown[][] = [];
     mock.method(console, 'log', (...args: unknown[]) => logged.push(args));
     let finished = false;
-    const run = import('./readme-example.ts').finally(() => {
+    const run = import('../examples/pix-sale.ts').finally(() => {
       finished = true;
     });
     // The test gateway has no background workers: deliver by hand until the example is done (bounded).
@@ -118,5 +118,7 @@ describe('the README example', () => {
     assert.equal(logged[1]?.[0], 'verified webhook:');
     const payload = logged[1]?.[1] as Json;
     assert.deepEqual([payload.status, payload.type, payload.userId], ['PAGO', 'TRANSACTION', keys.id]);
+    const left = await new SellerClient({ baseUrl: bench.baseUrl, publicKey: keys.publicKey, privateKey: keys.privateKey }).listWebhooks();
+    assert.deepEqual(left.data, [], 'the example removed the webhook it registered');
   });
 });

@@ -18,7 +18,7 @@ export interface CreatedSale {
   sale: SaleRequest;
   createdAt: Date;
   installments: number | null;
-  pix: { code: string; expiresAt: Date | null; qrCodeBase64: string } | null;
+  pix: { code: string; txid: string; expiresAt: Date | null; qrCodeBase64: string } | null;
   boleto: CreatedBoleto | null;
 }
 
@@ -105,7 +105,7 @@ export async function createSale(
     sale,
     createdAt: now,
     installments: sale.installments,
-    pix: m.pix && { code: m.pix.code, expiresAt: m.pix.expiresAt, qrCodeBase64: qrPngDataUri(m.pix.code) },
+    pix: m.pix && { code: m.pix.code, txid: m.pix.txid, expiresAt: m.pix.expiresAt, qrCodeBase64: qrPngDataUri(m.pix.code) },
     boleto: m.boleto && {
       code: m.boleto.code,
       barcode: m.boleto.barcode,

@@ -10,6 +10,9 @@ const SalePix = Type.Object(
     key: Type.String({ description: 'the BR Code "copia e cola" text' }),
     qrCodeBase64: Type.String({ description: 'a data URI, data:image/png;base64,…, of the QR of exactly that text' }),
     expiresAt: Nullable(Type.String({ format: 'date-time', description: 'null: a static code that does not expire' })),
+    txid: Type.String({
+      description: "the charge's txid at the PSP, the transaction's externalTransactionId (addition; POST /sandbox/pix/{txid}/pay takes it)",
+    }),
   },
   { title: 'SalePix' },
 );
@@ -72,7 +75,7 @@ export function saleCreatedView({ id, sale, createdAt, installments, pix, boleto
       payment: {
         method: sale.paymentMethod,
         installments,
-        pix: pix ? { key: pix.code, qrCodeBase64: pix.qrCodeBase64, expiresAt: iso(pix.expiresAt) } : null,
+        pix: pix ? { key: pix.code, qrCodeBase64: pix.qrCodeBase64, expiresAt: iso(pix.expiresAt), txid: pix.txid } : null,
         boleto,
       },
       shipping: shipping ? JSON.stringify(shipping) : null,

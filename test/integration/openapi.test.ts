@@ -132,6 +132,7 @@ describe('OpenAPI document (CONTRACT §13)', () => {
       const read = await ok('get', `/api/transactions/${sale.id}`, seller.headers);
       return { txid: String(read.externalTransactionId) };
     },
+    sandboxPaySale: async () => ({ id: String((await saleIn('PENDENTE_PIX')).id) }),
     sandboxPayBoleto: async () => {
       const sale = await newSale({
         amount: 15000,

@@ -11,7 +11,7 @@ import { createApiPixClient } from '../../src/providers/api-pix/client/api-pix-c
 import { settleRefund } from '../../src/transactions/refund-moves.ts';
 import type { Job } from '../../src/workers/job.ts';
 import { checkApiPixCallback, startValidatingProxy, type ValidatingProxy } from '../helpers/api-pix-spec.ts';
-import { pixExample } from '../helpers/fixtures.ts';
+import { cardExample, pixExample } from '../helpers/fixtures.ts';
 import { adminHeaders, type Gateway, railJob, type SellerKeys, startGateway } from '../helpers/gateway.ts';
 
 interface Tap {
@@ -130,6 +130,27 @@ describe('the PIX rail: the api-pix connector against the embedded PSP', () => {
     await psp().settleDevolucoes();
     assert.equal((await received(second))?.return_status, 'DEVOLVIDO', 'the PSP returned it and said so');
     assert.equal((await read(id)).status, 'PAGO', 'the sale is paid once');
+    await verify();
+  });
+
+  test("a sale paid by its id (POST /sandbox/sales/{id}/pay); the create answer's txid is the PSP's", async () => {
+    const created = await inject('POST', '/api/sales', seller.headers, pixExample({ amount: 2000 }));
+    const { id, payment } = created.json().sale;
+    assert.equal(payment.pix.txid, (await read(id)).externalTransactionId);
+    const paid = await inject('POST', `/sandbox/sales/${id}/pay`, adminHeaders, {});
+    assert.equal(paid.statusCode, 200, paid.body);
+    assert.deepEqual(paid.json(), { id, status: 'PAGO' });
+    assert.equal((await read(id)).status, 'PAGO');
+
+    const card = (await inject('POST', '/api/sales', seller.headers, cardExample())).json().sale.id;
+    const refused = await inject('POST', `/sandbox/sales/${card}/pay`, adminHeaders, {});
+    assert.equal(refused.statusCode, 409, refused.body);
+    assert.equal(refused.json().errorType, 'INVALID_TRANSITION');
+    const unknown = await inject('POST', '/sandbox/sales/999999/pay', adminHeaders, {});
+    assert.deepEqual([unknown.statusCode, unknown.json().error], [404, 'Not Found']);
+    const bad = await inject('POST', '/sandbox/sales/01/pay', adminHeaders, {});
+    assert.equal(bad.statusCode, 400);
+    assert.equal((await inject('POST', `/sandbox/sales/${id}/pay`, seller.headers, {})).statusCode, 401, 'the operator token only');
     await verify();
   });
 

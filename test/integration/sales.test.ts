@@ -133,7 +133,7 @@ describe('POST /api/sales: the Sale answer', () => {
     assert.equal(sale.payment.installments, null);
     assert.equal(sale.payment.boleto, null);
     const pix = sale.payment.pix as Json;
-    assert.deepEqual(keysOf(pix), ['expiresAt', 'key', 'qrCodeBase64']);
+    assert.deepEqual(keysOf(pix), ['expiresAt', 'key', 'qrCodeBase64', 'txid']);
     assert.equal(typeof pix.key, 'string');
     assert.equal(sale.shipping, null);
     assert.equal(sale.createdAt, START.toISOString());

@@ -7,6 +7,17 @@ import { parsePathId } from '../../http/ids.ts';
 import { BODY_ERRORS, OPERATOR_ERRORS, responses } from '../../http/openapi.ts';
 import { Fields, operatorSecurity, PathId, type Router } from '../../http/router.ts';
 
+const AMOUNT_BODY = {
+  amount: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: BOLETO_MAX_AMOUNT_CENTS, description: "an integer of cents from 1 (default: the sale's amount)" }),
+  ),
+};
+
+const SalePaid = Type.Object(
+  { id: Type.Integer(), status: Type.String({ description: "the sale's status once the gateway took the PSP's word" }) },
+  { title: 'SandboxSalePaid' },
+);
+
 /**
  * `POST /sandbox/pix/{txid}/pay` (operator, PIX_PROVIDER=sandbox): the embedded PSP receives a Pix as
  * a payer's bank would, and calls the gateway back like a PSP (CONTRACT §11.1).
@@ -24,14 +35,7 @@ export async function sandboxPixRoutes(app: Router, ctx: AppContext): Promise<vo
         tags: ['operator'],
         security: operatorSecurity,
         params: Type.Object({ txid: Type.String({ pattern: '^[A-Za-z0-9]{1,35}$', description: "the sale's externalTransactionId" }) }),
-        body: Fields(
-          {
-            amount: Type.Optional(
-              Type.Integer({ minimum: 1, maximum: BOLETO_MAX_AMOUNT_CENTS, description: "an integer of cents from 1 (default: the sale's amount)" }),
-            ),
-          },
-          { title: 'SandboxPixPayment' },
-        ),
+        body: Fields(AMOUNT_BODY, { title: 'SandboxPixPayment' }),
         bodyExamples: {
           saleAmount: { summary: "The sale's amount: the sale becomes PAGO", value: {} },
           amount: { summary: "A given amount, in cents (another than the sale's is returned whole)", value: { amount: 15000 } },
@@ -94,24 +98,14 @@ export async function sandboxBoletoRoutes(app: Router, ctx: AppContext): Promise
         tags: ['operator'],
         security: operatorSecurity,
         params: PathId,
-        body: Fields(
-          {
-            amount: Type.Optional(
-              Type.Integer({ minimum: 1, maximum: BOLETO_MAX_AMOUNT_CENTS, description: "an integer of cents from 1 (default: the sale's amount)" }),
-            ),
-          },
-          { title: 'SandboxBoletoPayment' },
-        ),
+        body: Fields(AMOUNT_BODY, { title: 'SandboxBoletoPayment' }),
         bodyExamples: {
           saleAmount: { summary: "The sale's amount: the sale becomes PAGO", value: {} },
           amount: { summary: 'A given amount, in cents', value: { amount: 15000 } },
         },
         response: responses(
           {
-            200: Type.Object(
-              { id: Type.Integer(), status: Type.String({ description: "the sale's status once the notification was read" }) },
-              { title: 'SandboxBoletoPaid' },
-            ),
+            200: SalePaid,
           },
           [
             ...OPERATOR_ERRORS,
@@ -125,23 +119,92 @@ export async function sandboxBoletoRoutes(app: Router, ctx: AppContext): Promise
       },
     },
     async (request) => {
-      const psp = ctx.providers.sandboxBoleto;
       const id = parsePathId(request.params.id);
-      if (!psp) throw new ApiError('NOT_FOUND', 'The sandbox PSP issues boletos only with BOLETO_PROVIDER=sandbox');
-      const find = () =>
-        run<{ status: string; external_transaction_id: string; amount: number }>(
-          ctx.db,
-          sql`SELECT status, external_transaction_id, amount FROM transactions WHERE id = ${id} AND payment_method = 'BOLETO' AND provider = 'efi'`,
-        );
-      const sale = maybeOne(await find());
-      if (!sale) throw new ApiError('NOT_FOUND', 'No boleto sale registered at the sandbox PSP has this id');
-      try {
-        await psp.pay(Number(sale.external_transaction_id), request.body.amount);
-      } catch (error) {
-        if ((error as { status?: number }).status === 400) throw new ApiError('INVALID_TRANSITION', 'The boleto was paid already');
-        throw error;
-      }
-      return { id, status: maybeOne(await find())!.status };
+      const sale = await saleToPay(ctx, id);
+      if (sale?.payment_method !== 'BOLETO') throw new ApiError('NOT_FOUND', 'No boleto sale registered at the sandbox PSP has this id');
+      return payBoleto(ctx, sale, request.body.amount);
     },
   );
+}
+
+/**
+ * `POST /sandbox/sales/{id}/pay` (operator): pays sale `id` as its payer would, whatever its method
+ * takes — its PIX charge at the embedded PSP, or its boleto at the embedded bank — so a tester needs
+ * only the id the create answer gave.
+ */
+export async function sandboxSaleRoutes(app: Router, ctx: AppContext): Promise<void> {
+  app.post(
+    '/sandbox/sales/:id/pay',
+    {
+      schema: {
+        operationId: 'sandboxPaySale',
+        summary: 'Sandbox: pay a PIX or boleto sale by its id, as its payer would',
+        description:
+          "PIX_PROVIDER=sandbox for PIX sales, BOLETO_PROVIDER=sandbox for boletos. Answers once the gateway has taken the PSP's word: " +
+          "the sale's amount on a PENDENTE sale pays it (PAGO); a PIX of another amount is returned whole by a devolução, a boleto " +
+          'payment the sale cannot take is left to the operator (GET /admin/provider-events). Card sales are paid by their authorisation, not here.',
+        tags: ['operator'],
+        security: operatorSecurity,
+        params: PathId,
+        body: Fields(AMOUNT_BODY, { title: 'SandboxSalePayment' }),
+        bodyExamples: {
+          saleAmount: { summary: "The sale's amount: the sale becomes PAGO", value: {} },
+          amount: { summary: "A given amount, in cents (another than the sale's is not taken)", value: { amount: 15000 } },
+        },
+        response: responses({ 200: SalePaid }, [
+          ...OPERATOR_ERRORS,
+          ...BODY_ERRORS,
+          ['VALIDATION_ERROR', '`amount` breaks its rule'],
+          ['BAD_REQUEST', '`id` is not a positive integer, or the URL is malformed'],
+          ['NOT_FOUND', 'no sale has this id, or its rail is not the sandbox here'],
+          ['INVALID_TRANSITION', 'a card sale (paid by its authorisation), or a boleto paid already'],
+        ]),
+      },
+    },
+    async (request) => {
+      const id = parsePathId(request.params.id);
+      const sale = await saleToPay(ctx, id);
+      if (!sale) throw new ApiError('NOT_FOUND', 'No sale has this id');
+      const amount = request.body.amount;
+      if (sale.payment_method === 'BOLETO') return payBoleto(ctx, sale, amount);
+      if (sale.payment_method !== 'PIX')
+        throw new ApiError('INVALID_TRANSITION', 'A card sale is paid by its authorisation; the sandbox moves it by itself (SANDBOX_AUTOPILOT)');
+      const psp = ctx.providers.sandboxPix;
+      if (!psp || sale.pix_txid === null) throw new ApiError('NOT_FOUND', 'The sandbox PSP runs only with PIX_PROVIDER=sandbox');
+      await psp.pay(sale.pix_txid, amount ?? sale.amount);
+      return { id, status: (await saleToPay(ctx, id))!.status };
+    },
+  );
+}
+
+interface SaleToPay {
+  id: number;
+  status: string;
+  amount: number;
+  payment_method: string;
+  provider: string;
+  pix_txid: string | null;
+  external_transaction_id: string;
+}
+
+async function saleToPay(ctx: AppContext, id: number): Promise<SaleToPay | null> {
+  return maybeOne(
+    await run<SaleToPay>(
+      ctx.db,
+      sql`SELECT id, status, amount, payment_method, provider, pix_txid, external_transaction_id FROM transactions WHERE id = ${id}`,
+    ),
+  );
+}
+
+/** A bank pays the boleto at the embedded PSP; the answer waits for the gateway to read the notification. */
+async function payBoleto(ctx: AppContext, sale: SaleToPay, amount: number | undefined) {
+  const psp = ctx.providers.sandboxBoleto;
+  if (!psp || sale.provider !== 'efi') throw new ApiError('NOT_FOUND', 'The sandbox PSP issues boletos only with BOLETO_PROVIDER=sandbox');
+  try {
+    await psp.pay(Number(sale.external_transaction_id), amount);
+  } catch (error) {
+    if ((error as { status?: number }).status === 400) throw new ApiError('INVALID_TRANSITION', 'The boleto was paid already');
+    throw error;
+  }
+  return { id: sale.id, status: (await saleToPay(ctx, sale.id))!.status };
 }

@@ -19,18 +19,22 @@ const receiver = createServer(async (req, res) => {
 }).listen(Number(RECEIVER_PORT), '127.0.0.1');
 await once(receiver, 'listening');
 const verified = once(receiver, 'verified');
-await seller.createWebhook({ url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`, types: ['TRANSACTION'] });
+const webhook = await seller.createWebhook({ url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`, types: ['TRANSACTION'] });
 
-const { sale } = await seller.createSale({
-  amount: 15000,
-  paymentMethod: 'PIX',
-  customer: { name: 'Maria Silva', email: 'maria@example.com' },
-  items: [{ title: 'Curso', unitPrice: 15000, quantity: 1, tangible: false }],
-});
-console.log('PIX copia e cola:', sale.payment.pix?.key);
-// Sandbox only: the operator pays it, as the payer's bank would.
-await new OperatorClient({ baseUrl, adminToken: ADMIN_TOKEN }).sandboxPayPix((await seller.getTransaction(sale.id)).externalTransactionId);
-
-console.log('verified webhook:', (await verified)[0]);
-receiver.closeAllConnections();
-receiver.close();
+try {
+  const { sale } = await seller.createSale({
+    amount: 15000,
+    paymentMethod: 'PIX',
+    customer: { name: 'Maria Silva', email: 'maria@example.com' },
+    items: [{ title: 'Curso', unitPrice: 15000, quantity: 1, tangible: false }],
+  });
+  console.log('PIX copia e cola:', sale.payment.pix?.key);
+  // Sandbox only: the operator pays it, as the payer's bank would.
+  await new OperatorClient({ baseUrl, adminToken: ADMIN_TOKEN }).sandboxPaySale(sale.id);
+  console.log('verified webhook:', (await verified)[0]);
+} finally {
+  // A webhook left pointing at this receiver, once it is gone, would only collect failed deliveries.
+  await seller.deleteWebhook(webhook.id);
+  receiver.closeAllConnections();
+  receiver.close();
+}
