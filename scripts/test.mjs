@@ -1,11 +1,14 @@
-// Node 20's test runner does not expand globs, so we list the test files ourselves.
+// Node 20's test runner does not expand globs, so we list the test files ourselves, and run each in
+// its own `node --test` process: one line per file as it ends, the failures in full, a closing
+// summary (node's own TAP would be thousands of lines on a pipe). TEST_REPORTER=spec shows every
+// test of every file instead.
 //
 // Files run in parallel processes (node's default is one at a time on a 2-core machine: cores − 1).
 // TEST_CONCURRENCY overrides how many; the slowest files start first so none is left running alone
 // at the end. PROPERTY_RUNS (sequences of the money property test) and PROPERTY_SEED pass through
 // the environment to the tests.
 
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -51,5 +54,72 @@ const files = [...find('test'), ...find('sdk/test')]
   .filter((f) => filter.length === 0 || filter.some((w) => f.includes(w)))
   .sort()
   .sort((a, b) => rank(a) - rank(b)); // stable: alphabetical within a rank
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files], { stdio: 'inherit' });
-process.exit(result.status ?? 1);
+
+// A file that runs longer than this is stopped and failed: a hung test must not hold CI for hours.
+const FILE_TIME_LIMIT_MS = Number(process.env.TEST_FILE_TIMEOUT_SECONDS || 1200) * 1000;
+const SUMMARY = '#file-summary ';
+const verbose = process.env.TEST_REPORTER === 'spec';
+const reporter = verbose ? 'spec' : new URL('./test-reporter.mjs', import.meta.url).href;
+
+/** Runs one file in its own process; resolves with its counts, its report and how long it took. */
+function runFile(file) {
+  const started = Date.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-reporter=${reporter}`, file], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let text = '';
+  child.stdout.on('data', (chunk) => {
+    text += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    text += chunk;
+  });
+  const timer = setTimeout(() => {
+    text += `\n  ✖ stopped after ${FILE_TIME_LIMIT_MS / 1000} s (TEST_FILE_TIMEOUT_SECONDS)\n`;
+    child.kill('SIGKILL');
+  }, FILE_TIME_LIMIT_MS);
+  return new Promise((resolve) => {
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const line = text.split('\n').find((l) => l.startsWith(SUMMARY));
+      const counts = line ? JSON.parse(line.slice(SUMMARY.length)) : null;
+      const report = text
+        .split('\n')
+        .filter((l) => !l.startsWith(SUMMARY))
+        .join('\n')
+        .trimEnd();
+      const failed = code !== 0 || counts === null || counts.fail > 0;
+      resolve({ file, counts, report, failed, seconds: (Date.now() - started) / 1000 });
+    });
+  });
+}
+
+function lineOf({ file, counts, failed, seconds }) {
+  const what = counts
+    ? `${counts.pass} passed${counts.skipped ? `, ${counts.skipped} skipped` : ''}${counts.fail ? `, ${counts.fail} failed` : ''}`
+    : 'no result';
+  return `${failed ? 'FAIL' : 'ok  '} ${file}  ${what}  ${seconds.toFixed(1)} s`;
+}
+
+const started = Date.now();
+const queue = [...files];
+const results = [];
+async function worker() {
+  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+    const result = await runFile(file);
+    results.push(result);
+    console.log(lineOf(result));
+    if (result.report && (result.failed || verbose)) console.log(result.report);
+  }
+}
+await Promise.all(Array.from({ length: Math.min(concurrency, files.length) }, worker));
+
+const total = { tests: 0, pass: 0, fail: 0, skipped: 0, todo: 0 };
+for (const r of results) for (const key of Object.keys(total)) total[key] += r.counts?.[key] ?? 0;
+const failedFiles = results.filter((r) => r.failed);
+console.log(
+  `\n${files.length} files, ${total.tests} tests: ${total.pass} passed, ${total.fail} failed, ${total.skipped} skipped` +
+    `${total.todo ? `, ${total.todo} todo` : ''} in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+);
+for (const r of failedFiles) console.log(`FAIL ${r.file}`);
+process.exit(failedFiles.length === 0 && files.length > 0 ? 0 : 1);
