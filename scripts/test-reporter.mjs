@@ -19,7 +19,9 @@ export default async function* fileReporter(source) {
     } else if (type === 'test:pass' || type === 'test:fail') {
       // A suite is reported like a test: counted only when it failed by itself (a hook), not by its tests.
       const error = data.details?.error;
-      if (data.details?.type === 'suite' && (type === 'test:pass' || error?.failureType === 'subtestsFailed')) continue;
+      // A skipped suite counts as one skipped test (its tests are never reported).
+      const suite = data.details?.type === 'suite';
+      if (suite && data.skip === undefined && (type === 'test:pass' || error?.failureType === 'subtestsFailed')) continue;
       counts.tests++;
       if (data.skip !== undefined) counts.skipped++;
       else if (data.todo !== undefined) counts.todo++;

@@ -59,12 +59,14 @@ const files = [...find('test'), ...find('sdk/test')]
 const FILE_TIME_LIMIT_MS = Number(process.env.TEST_FILE_TIMEOUT_SECONDS || 1200) * 1000;
 const SUMMARY = '#file-summary ';
 const verbose = process.env.TEST_REPORTER === 'spec';
-const reporter = verbose ? 'spec' : new URL('./test-reporter.mjs', import.meta.url).href;
+const fileReporter = new URL('./test-reporter.mjs', import.meta.url).href;
+// With spec, the file reporter still runs beside it: its summary line is what the counts come from.
+const reporters = [...(verbose ? ['spec'] : []), fileReporter].flatMap((r) => [`--test-reporter=${r}`, '--test-reporter-destination=stdout']);
 
 /** Runs one file in its own process; resolves with its counts, its report and how long it took. */
 function runFile(file) {
   const started = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-reporter=${reporter}`, file], {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--test', ...reporters, file], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let text = '';

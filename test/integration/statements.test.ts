@@ -1,0 +1,73 @@
+// Statements per request, counted where they leave for PostgreSQL (every query of every pg client in
+// this process: the gateway's, and the embedded PSP's, which runs in the same process by default).
+// Each figure is a ceiling: a change that adds a round trip to a hot path fails here. Keyed requests
+// carry an Idempotency-Key as the SDK sends on every POST. PostgreSQL only: PGlite has no round trips.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
+import { cardExample, pixExample } from '../helpers/fixtures.ts';
+import { onPostgres } from '../helpers/databases.ts';
+import { type Gateway, type SellerKeys, startGateway } from '../helpers/gateway.ts';
+
+// Today's counts; lower them as the paths get leaner, never raise them without a reason.
+const CEILINGS = { keyedCardSale: 9, keyedPixSale: 16, balance: 1 };
+
+describe('statements per request (PostgreSQL)', { skip: onPostgres ? false : 'PostgreSQL only (TEST_DATABASE_URL)' }, () => {
+  let gw: Gateway;
+  let seller: SellerKeys;
+  const seen: string[] = [];
+  let counting = false;
+  const original = pg.Client.prototype.query;
+
+  before(async () => {
+    gw = await startGateway();
+    await gw.app.listen({ port: 0, host: '127.0.0.1' });
+    seller = await gw.createSeller();
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const config = args[0] as string | { text: string };
+      const text = typeof config === 'string' ? config : config.text;
+      // The availability heartbeat is the process's, not a request's.
+      if (counting && text !== 'SELECT 1') seen.push(text.trim().split(/\s+/).slice(0, 4).join(' '));
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof original;
+  });
+  after(async () => {
+    pg.Client.prototype.query = original;
+    await gw?.close();
+  });
+
+  async function count(method: 'GET' | 'POST', url: string, payload?: object): Promise<number> {
+    const send = () =>
+      gw.app.inject({
+        method,
+        url,
+        headers: { ...seller.headers, ...(method === 'POST' ? { 'idempotency-key': randomUUID() } : {}) },
+        ...(payload ? { payload } : {}),
+      });
+    const warm = await send(); // the first of a kind pays once-only costs (a PSP token, prepared statements)
+    assert.ok(warm.statusCode < 300, warm.body);
+    seen.length = 0;
+    counting = true;
+    try {
+      const res = await send();
+      assert.ok(res.statusCode < 300, res.body);
+    } finally {
+      counting = false;
+    }
+    return seen.length;
+  }
+
+  test('a keyed card sale, a keyed PIX sale (its charge at the embedded PSP) and a balance read stay within their ceilings', async (t) => {
+    const counts = {
+      keyedCardSale: await count('POST', '/api/sales', cardExample()),
+      keyedPixSale: await count('POST', '/api/sales', pixExample()),
+      balance: await count('GET', '/api/public/balance'),
+    };
+    t.diagnostic(`statements per request: ${JSON.stringify(counts)}`);
+    for (const [name, n] of Object.entries(counts)) {
+      assert.ok(n > 0, `${name}: the counter saw its statements`);
+      assert.ok(n <= CEILINGS[name as keyof typeof CEILINGS], `${name}: ${n} statements, ceiling ${CEILINGS[name as keyof typeof CEILINGS]}`);
+    }
+  });
+});
