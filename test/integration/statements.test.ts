@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { cardExample, pixExample } from '../helpers/fixtures.ts';
 import { onPostgres } from '../helpers/databases.ts';
+import { cardExample, pixExample } from '../helpers/fixtures.ts';
 import { type Gateway, type SellerKeys, startGateway } from '../helpers/gateway.ts';
 
 // Today's counts; lower them as the paths get leaner, never raise them without a reason.
