@@ -48,7 +48,8 @@ export interface BoletoIssued {
 
 export type CardOutcome = 'APPROVED' | 'DECLINED' | 'PROCESSING_ERROR';
 export interface CardReference {
-  externalId: string;
+  /** null: the payment is known by the sale's own id (given at the write, in the same statement). */
+  externalId: string | null;
   /** Kept with the sale (provider_data) for the provider's own later steps; never card data. */
   providerData: Record<string, unknown> | null;
 }
@@ -117,7 +118,7 @@ export interface Connector {
   /** Boleto: how its charge stands at the issuer (reconciliation). Throws when it cannot be asked. */
   boletoFacts?(chargeId: string): Promise<ProviderFact[]>;
   /** Cards, at the sale's write (sync): the reference kept with it. The number is seen here and never stored. */
-  reference?(input: { saleId: number; amountCents: number; installments: number; brand: CardBrand; number: string }): CardReference;
+  reference?(input: { amountCents: number; installments: number; brand: CardBrand; number: string }): CardReference;
   /** Cards, after the write: a processor that decides over the network. Never throws: unreachable is a verdict too. */
   authorise?(sale: CardSubmission): Promise<CardVerdict>;
   /** Captures an authorised payment (manual capture); DONE's detail is the capture's reference. */

@@ -43,7 +43,8 @@ interface MethodFields {
   card: { brand: string; lastFour: string; bin: string; fingerprint: string } | null;
   pix: { code: string; txid: string; expiresAt: Date | null; charge: PixCharge['charge'] } | null;
   boleto: { code: string; barcode: string; dueDate: string; pdfUrl: string | null; pixCode: string | null } | null;
-  externalId: string;
+  /** null: the sale's own id. */
+  externalId: string | null;
   providerData: Record<string, unknown> | null;
 }
 
@@ -98,7 +99,7 @@ export async function createSale(
   now: Date,
   prepared: Prepared,
 ): Promise<CreatedSale> {
-  const m = await methodFields(q, deps, sale, now, prepared);
+  const m = methodFields(deps, sale, now, prepared);
   const id = one(await run<{ id: number }>(q, insertSale(sellerId, sale, m, now))).id;
   return {
     id,
@@ -129,16 +130,16 @@ function insertSale(sellerId: number, sale: SaleRequest, m: MethodFields, now: D
       card_brand, card_last_four, card_bin, card_fingerprint, pix_code, pix_txid, pix_expires_at,
       boleto_code, boleto_barcode, boleto_due_date, boleto_pdf_url, boleto_pix_code, boleto_charge, next_check_at,
       external_transaction_id, provider_data, created_at, updated_at, pix_charge, provider)
-    SELECT coalesce(${m.id}::bigint, nextval('transactions_id_seq')), s.id, 'PENDENTE', ${sale.paymentMethod}, ${sale.amount},
+    SELECT n.id, s.id, 'PENDENTE', ${sale.paymentMethod}, ${sale.amount},
       coalesce(s.fee_schedule, (SELECT fee_schedule FROM platform_settings), ${JSON.stringify(DEFAULT_FEE_SCHEDULE)}::jsonb),
       ${sale.customer.name}, ${sale.customer.email}, ${sale.customer.document}, ${sale.customer.phone},
       ${sale.shipping ? JSON.stringify(sale.shipping) : null}::jsonb, ${sale.postbackUrl}, ${sale.installments},
       ${m.card?.brand ?? null}, ${m.card?.lastFour ?? null}, ${m.card?.bin ?? null}, ${m.card?.fingerprint ?? null},
       ${m.pix?.code ?? null}, ${m.pix?.txid ?? null}, ${m.pix?.expiresAt ?? null},
       ${m.boleto?.code ?? null}, ${m.boleto?.barcode ?? null}, ${m.boleto?.dueDate ?? null}::date, ${m.boleto?.pdfUrl ?? null},
-      ${m.boleto?.pixCode ?? null}, ${m.boleto ? 'ACTIVE' : null}, ${m.boleto && m.provider === 'efi' ? new Date(now.getTime() + first_boleto_check_ms) : null}, ${m.externalId},
+      ${m.boleto?.pixCode ?? null}, ${m.boleto ? 'ACTIVE' : null}, ${m.boleto && m.provider === 'efi' ? new Date(now.getTime() + first_boleto_check_ms) : null}, coalesce(${m.externalId}, n.id::text),
       ${m.providerData ? JSON.stringify(m.providerData) : null}::jsonb, ${now}, ${now}, ${m.pix?.charge ?? null}, ${m.provider}
-    FROM sellers s WHERE s.id = ${sellerId}
+    FROM (SELECT coalesce(${m.id}::bigint, nextval('transactions_id_seq')) AS id) n, sellers s WHERE s.id = ${sellerId}
     RETURNING id
   ), i AS (
     INSERT INTO sale_items (transaction_id, title, unit_price, quantity, tangible)
@@ -153,7 +154,7 @@ function insertSale(sellerId: number, sale: SaleRequest, m: MethodFields, now: D
 /** The sale id, drawn before the write where the provider's reference carries it. */
 const drawId = async (q: Queryable) => Number(one(await run<{ id: number }>(q, sql`SELECT nextval('transactions_id_seq') AS id`)).id);
 
-async function methodFields(q: Queryable, deps: SaleDeps, sale: SaleRequest, now: Date, prepared: Prepared): Promise<MethodFields> {
+function methodFields(deps: SaleDeps, sale: SaleRequest, now: Date, prepared: Prepared): MethodFields {
   const none = { id: null, card: null, pix: null, boleto: null, providerData: null };
   const provider = deps.providers.rails[sale.paymentMethod];
   const connector = deps.providers.connector(provider);
@@ -181,13 +182,11 @@ async function methodFields(q: Queryable, deps: SaleDeps, sale: SaleRequest, now
     case 'CREDIT_CARD':
     case 'DEBIT_CARD': {
       const { card } = sale;
-      // The sale id is the processor's reference for the payment (CONTRACT §11.2).
-      const id = await drawId(q);
+      // A processor that knows the payment by the sale id (CONTRACT §11.2) gets it from the write itself.
       const reference = operation(
         connector,
         'reference',
       )({
-        saleId: id,
         amountCents: sale.amount,
         installments: sale.installments ?? 1,
         brand: card.brand,
@@ -195,7 +194,6 @@ async function methodFields(q: Queryable, deps: SaleDeps, sale: SaleRequest, now
       });
       return {
         ...none,
-        id,
         provider,
         card: { brand: card.brand, lastFour: card.lastFour, bin: card.bin, fingerprint: cardFingerprint(card.number, deps.cardFingerprintKey) },
         externalId: reference.externalId,

@@ -41,7 +41,7 @@ export function adyenConnector(connection: AdyenConnection, installationId: stri
     connection,
     keys,
     // Until Adyen answers, the payment is known by our reference: the sale id.
-    reference: ({ saleId }) => ({ externalId: String(saleId), providerData: null }),
+    reference: () => ({ externalId: null, providerData: null }),
     authorise: (sale) => submitPayment(c, sale),
     capture: (payment) => capturePayment(c, payment),
     refund: (input) => refund(c, input),
