@@ -6,7 +6,7 @@
  * `claim_lease_ms`. The answer's transaction deletes the claim as it stores the answer.
  */
 import { randomBytes } from 'node:crypto';
-import type { Db, Queryable } from '../db/db.ts';
+import type { Db } from '../db/db.ts';
 import { maybeOne, run, type Sql, sql } from '../db/sql.ts';
 
 export const claim_lease_ms = 3_000;
@@ -27,6 +27,9 @@ export type Claim =
 
 const lease = sql`clock_timestamp() + ${`${claim_lease_ms} milliseconds`}::interval`;
 const keyIs = (ids: KeyIds) => sql`seller_id = ${ids.sellerId} AND endpoint = ${ids.endpoint} AND key = ${ids.key}`;
+
+/** The claim `token` on the key: what the answer's transaction locks, and deletes as it stores the answer. */
+export const claimIs = (ids: KeyIds, token: string) => sql`${keyIs(ids)} AND claimed_by = ${token}`;
 
 /**
  * Claims the key unless another request's claim lives; a lapsed one is taken over. The answer is
@@ -52,7 +55,7 @@ export async function claimKey(db: Db, ids: KeyIds, now: Date): Promise<Claim> {
       )
     ).rowCount === 1;
   if (!claimed) return { kind: 'held' };
-  const claim = holding(db, sql`${keyIs(ids)} AND claimed_by = ${token}`, token);
+  const claim = holding(db, claimIs(ids, token), token);
   const answer = maybeOne(
     await run<{ request_hash: string; response_status: number; response_body: string }>(
       db,
@@ -83,27 +86,6 @@ function holding(db: Db, mine: Sql, token: string): Extract<Claim, { kind: 'clai
       await run(db, sql`DELETE FROM idempotency_claims WHERE ${mine}`).catch(() => {});
     },
   };
-}
-
-/**
- * Inside the answer's transaction, before the work: the claim is still this request's (it did not
- * lapse and get taken over), and stays locked until the commit, so a request that claims the key
- * next finds the answer.
- */
-export async function lockClaim(q: Queryable, ids: KeyIds, token: string): Promise<boolean> {
-  const r = await run(q, sql`SELECT 1 FROM idempotency_claims WHERE ${keyIs(ids)} AND claimed_by = ${token} FOR UPDATE`);
-  return r.rowCount === 1;
-}
-
-/** Inside the answer's transaction, once the answer is stored: the claim ends with the commit. */
-export async function endClaim(q: Queryable, ids: KeyIds, token: string): Promise<void> {
-  await run(q, sql`DELETE FROM idempotency_claims WHERE ${keyIs(ids)} AND claimed_by = ${token}`);
-}
-
-/** Another request's live claim on the key (a request that does not call a provider still waits for it). */
-export async function claimedByAnother(q: Queryable, ids: KeyIds): Promise<boolean> {
-  const r = await run(q, sql`SELECT 1 FROM idempotency_claims WHERE ${keyIs(ids)} AND claimed_until > clock_timestamp()`);
-  return r.rowCount > 0;
 }
 
 /** Claims whose holder died (lapsed, and not taken over since): nothing waits on them any more. */

@@ -1,12 +1,12 @@
 import { createHmac } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { Db, Queryable } from '../db/db.ts';
-import { maybeOne, one, run as runSql, sql } from '../db/sql.ts';
+import { maybeOne, one, run as runSql, type Sql, sql } from '../db/sql.ts';
 import { canonicalJson, TooDeepError } from '../domain/canonical-json.ts';
 import { ApiError, errorBody, validationError } from '../domain/errors.ts';
 import { type Refused, refusalError } from '../domain/result.ts';
 import type { Job } from '../workers/job.ts';
-import { claimedByAnother, claimKey, dropLapsedClaims, endClaim, type KeyIds, lockClaim } from './idempotency-claim.ts';
+import { claimIs, claimKey, dropLapsedClaims, type KeyIds } from './idempotency-claim.ts';
 
 const key_max_length = 255;
 const retention_ms = 24 * 60 * 60 * 1000;
@@ -41,7 +41,6 @@ export interface IdempotentRequest {
 type Answer = { status: number; body: unknown };
 /** What a request's work gives: its answer, or a refusal (nothing it wrote is kept). */
 export type Work = Answer | Refused;
-type Outcome = { answer: Answer } | { refusal: ApiError };
 
 /** The answer, or the refusal thrown, inside the work's transaction so that it rolls back. */
 function answered(work: Work): Answer {
@@ -51,6 +50,24 @@ function answered(work: Work): Answer {
 
 const inUse = () => new ApiError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed');
 
+/** The work refused (a 4xx or 5xx ApiError): its transaction rolls back, and a 4xx is then stored under the key. */
+class WorkRefused extends Error {
+  constructor(readonly refusal: ApiError) {
+    super(refusal.message);
+  }
+}
+/** Another request stored an answer under the key after this one looked: its work rolls back, that answer is replayed. */
+class AnsweredMeanwhile extends Error {}
+
+/** The work's answer, its ApiError refusals marked as the work's own (the key's own 409/422 are not stored). */
+async function workOf(work: () => Promise<Work>): Promise<Answer> {
+  try {
+    return answered(await work());
+  } catch (error) {
+    throw error instanceof ApiError ? new WorkRefused(error) : error;
+  }
+}
+
 /**
  * Runs `run` once per (seller, endpoint, key) within 24 h (CONTRACT §3). The key is held by an
  * advisory lock of the request's own transaction: a concurrent request with the same key is told
@@ -59,6 +76,11 @@ const inUse = () => new ApiError('IDEMPOTENCY_KEY_IN_USE', 'A request with this 
  * key before that call (http/idempotency-claim.ts), so one key never makes two provider calls. The
  * answer is stored in the same transaction as the writes it describes, so a crash cannot leave a
  * sale created without its stored answer; 4xx refusals are stored too, 5xx never.
+ *
+ * Round trips are what a keyed request costs most: the lock, the live-claim check and the stored
+ * answer are one statement, the answer's insert is the arbiter (a key answered by another request
+ * after this one looked makes the insert find it, and this work rolls back), and a refusal's work
+ * is rolled back whole rather than to a savepoint, the refusal stored after.
  */
 export async function idempotent<P = null>(
   req: IdempotentRequest,
@@ -76,15 +98,18 @@ export async function idempotent<P = null>(
   const fingerprint = createHmac('sha256', req.fingerprintKey).update(canonicalBody(req.body)).digest('hex');
   const ids = { sellerId: req.sellerId, endpoint: req.endpoint, key: req.key };
   if (prepare) return claimedFirst(req, ids, fingerprint, run, prepare);
-  let replay: StoredResponse | null = null;
-  const outcome = await req.db.tx(async (q): Promise<Outcome | null> => {
-    await holdKey(q, ids);
-    if (await claimedByAnother(q, ids)) throw inUse();
-    replay = await storedAnswer(q, ids, req.now, fingerprint);
-    return replay ? null : answerOnce(q, req, fingerprint, () => run(q, null));
-  });
-  if (replay) return replay;
-  return outcomeOf(outcome!);
+  try {
+    return await req.db.tx(async (q): Promise<StoredResponse> => {
+      const found = await lookUp(q, ids, req.now);
+      if (!found.held || found.claimed) throw inUse();
+      if (found.request_hash !== null) return replayOf(found.request_hash, found.response_status!, found.response_body!, fingerprint);
+      const answer = await workOf(() => run(q, null));
+      if (!(await store(q, req, fingerprint, answer))) throw new AnsweredMeanwhile();
+      return { ...answer, replayed: false };
+    });
+  } catch (error) {
+    return afterFailure(req, ids, fingerprint, error, (q, answer) => store(q, req, fingerprint, answer));
+  }
 }
 
 /** The provider call is made once the key is this request's, outside any transaction; the write then checks the claim still is. */
@@ -98,58 +123,74 @@ async function claimedFirst<P>(
   const claim = await claimKey(req.db, ids, req.now);
   if (claim.kind === 'held') throw inUse();
   if (claim.kind === 'answered') return replayOf(claim.requestHash, claim.status, claim.body, fingerprint);
+  const storeEnding = async (q: Queryable, answer: Answer) =>
+    (await holdClaim(q, ids, claim.token)) && storeEndingClaim(q, req, fingerprint, answer, claim.token);
   try {
     const prepared = await prepare();
-    const outcome = await req.db.tx(async (q) => {
-      await holdKey(q, ids);
-      if (!(await lockClaim(q, ids, claim.token))) throw inUse();
-      const outcome = await answerOnce(q, req, fingerprint, () => run(q, prepared));
-      await endClaim(q, ids, claim.token);
-      return outcome;
+    const answer = await req.db.tx(async (q): Promise<Answer> => {
+      if (!(await holdClaim(q, ids, claim.token))) throw inUse();
+      const answer = await workOf(() => run(q, prepared));
+      if (!(await storeEndingClaim(q, req, fingerprint, answer, claim.token))) throw new AnsweredMeanwhile();
+      return answer;
     });
-    return outcomeOf(outcome);
+    claim.stop(); // ended by the commit
+    return { ...answer, replayed: false };
   } catch (error) {
-    await claim.release();
-    throw error;
-  } finally {
-    claim.stop();
-  }
-}
-
-async function holdKey(q: Queryable, ids: KeyIds): Promise<void> {
-  const held = await runSql<{ held: boolean }>(
-    q,
-    sql`SELECT pg_try_advisory_xact_lock(hashtextextended(${[ids.sellerId, ids.endpoint, ids.key].join('\n')}, 0)) AS held`,
-  );
-  if (!one(held).held) throw inUse();
-}
-
-/** `run`, its answer stored; a 4xx refusal is stored instead of the work it interrupted. */
-async function answerOnce(q: Queryable, req: IdempotentRequest, fingerprint: string, work: () => Promise<Work>): Promise<Outcome> {
-  await runSql(q, sql`SAVEPOINT idempotent_request`);
-  let refusal: ApiError;
-  try {
-    const answer = await work();
-    if (!('ok' in answer)) {
-      await store(q, req, fingerprint, answer);
-      return { answer };
+    try {
+      return await afterFailure(req, ids, fingerprint, error, storeEnding);
+    } finally {
+      await claim.release(); // a no-op when the refusal's store ended it
     }
-    refusal = refusalError(answer.refusal);
-  } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    refusal = error;
   }
-  // The refusal is kept, the work it interrupted is not; a 5xx is not kept at all.
-  if (errorBody(refusal.code, '').status >= 500) throw refusal;
-  await runSql(q, sql`ROLLBACK TO SAVEPOINT idempotent_request`);
-  const { status, body } = errorBody(refusal.code, refusal.message, refusal.details);
-  await store(q, req, fingerprint, { status, body });
-  return { refusal };
 }
 
-function outcomeOf(outcome: Outcome): StoredResponse {
-  if ('refusal' in outcome) throw outcome.refusal;
-  return { ...outcome.answer, replayed: false };
+/**
+ * A keyed request whose transaction did not commit: a 4xx refusal of its work is stored under the
+ * key (in a transaction of its own: the work it interrupted is gone with the rollback); an answer
+ * stored meanwhile by another request is replayed; anything else is thrown as it came.
+ */
+async function afterFailure(
+  req: IdempotentRequest,
+  ids: KeyIds,
+  fingerprint: string,
+  error: unknown,
+  keep: (q: Queryable, answer: Answer) => Promise<boolean>,
+): Promise<StoredResponse> {
+  if (error instanceof WorkRefused) {
+    const refusal = error.refusal;
+    // A 5xx is not kept (CONTRACT §3): the client may retry at once.
+    if (errorBody(refusal.code, '').status >= 500) throw refusal;
+    const { status, body } = errorBody(refusal.code, refusal.message, refusal.details);
+    if (await req.db.tx((q) => keep(q, { status, body }))) throw refusal;
+  } else if (!(error instanceof AnsweredMeanwhile)) throw error;
+  const stored = await storedAnswer(req.db, ids, req.now, fingerprint);
+  if (!stored) throw inUse();
+  return stored;
+}
+
+/** One round trip: the key's advisory lock, another request's live claim on it, and its stored answer. */
+async function lookUp(q: Queryable, ids: KeyIds, now: Date) {
+  return one(
+    await runSql<{ held: boolean; claimed: boolean; request_hash: string | null; response_status: number | null; response_body: string | null }>(
+      q,
+      sql`SELECT pg_try_advisory_xact_lock(hashtextextended(${[ids.sellerId, ids.endpoint, ids.key].join('\n')}, 0)) AS held,
+            EXISTS (SELECT 1 FROM idempotency_claims c WHERE c.seller_id = ${ids.sellerId} AND c.endpoint = ${ids.endpoint} AND c.key = ${ids.key}
+              AND c.claimed_until > clock_timestamp()) AS claimed,
+            k.request_hash, k.response_status, k.response_body
+          FROM (SELECT 1) AS one LEFT JOIN idempotency_keys k
+            ON k.seller_id = ${ids.sellerId} AND k.endpoint = ${ids.endpoint} AND k.key = ${ids.key} AND k.expires_at > ${now}`,
+    ),
+  );
+}
+
+/** Inside the answer's transaction: the key's advisory lock, and the claim still this request's, locked until the commit. */
+async function holdClaim(q: Queryable, ids: KeyIds, token: string): Promise<boolean> {
+  const r = await runSql<{ held: boolean }>(
+    q,
+    sql`SELECT pg_try_advisory_xact_lock(hashtextextended(${[ids.sellerId, ids.endpoint, ids.key].join('\n')}, 0)) AS held
+        FROM idempotency_claims WHERE ${claimIs(ids, token)} FOR UPDATE`,
+  );
+  return r.rows[0]?.held === true;
 }
 
 function replayOf(requestHash: string, status: number, body: string, fingerprint: string): StoredResponse {
@@ -181,16 +222,31 @@ function canonicalBody(body: unknown): string {
   }
 }
 
-// Reached only when no live row holds the key: an expired one is overwritten.
-async function store(q: Queryable, req: IdempotentRequest, fingerprint: string, answer: { status: number; body: unknown }): Promise<void> {
-  await runSql(
-    q,
-    sql`INSERT INTO idempotency_keys AS k (seller_id, endpoint, key, request_hash, response_status, response_body, expires_at, created_at)
-        VALUES (${req.sellerId}, ${req.endpoint}, ${req.key}, ${fingerprint}, ${answer.status}, ${JSON.stringify(answer.body)},
-          ${new Date(req.now.getTime() + retention_ms)}, ${req.now})
-        ON CONFLICT (seller_id, endpoint, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, response_status = EXCLUDED.response_status,
-          response_body = EXCLUDED.response_body, expires_at = EXCLUDED.expires_at, created_at = EXCLUDED.created_at`,
-  );
+/**
+ * Stores the answer unless a live one holds the key (an expired one is overwritten); false when one
+ * does: another request answered after this one looked.
+ */
+async function store(q: Queryable, req: IdempotentRequest, fingerprint: string, answer: Answer): Promise<boolean> {
+  const r = await runSql(q, storing(req, fingerprint, answer, sql``));
+  return r.rowCount === 1;
+}
+
+/** store, ending the request's claim in the same statement. */
+async function storeEndingClaim(q: Queryable, req: IdempotentRequest, fingerprint: string, answer: Answer, token: string): Promise<boolean> {
+  const ids = { sellerId: req.sellerId, endpoint: req.endpoint, key: req.key! };
+  const r = await runSql(q, storing(req, fingerprint, answer, sql`WITH ended AS (DELETE FROM idempotency_claims WHERE ${claimIs(ids, token)})`));
+  return r.rowCount === 1;
+}
+
+function storing(req: IdempotentRequest, fingerprint: string, answer: Answer, before: Sql): Sql {
+  return sql`${before}
+    INSERT INTO idempotency_keys AS k (seller_id, endpoint, key, request_hash, response_status, response_body, expires_at, created_at)
+    VALUES (${req.sellerId}, ${req.endpoint}, ${req.key}, ${fingerprint}, ${answer.status}, ${JSON.stringify(answer.body)},
+      ${new Date(req.now.getTime() + retention_ms)}, ${req.now})
+    ON CONFLICT (seller_id, endpoint, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, response_status = EXCLUDED.response_status,
+      response_body = EXCLUDED.response_body, expires_at = EXCLUDED.expires_at, created_at = EXCLUDED.created_at
+      WHERE k.expires_at <= ${req.now}
+    RETURNING 1`;
 }
 
 /** Deletes keys past their 24 h (CONTRACT §3), and the claims crashed holders left, a batch at a time. */

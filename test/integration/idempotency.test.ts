@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import type { App } from '../../src/app.ts';
-import { idempotencyExpiryJob } from '../../src/http/idempotency.ts';
+import type { Queryable } from '../../src/db/db.ts';
+import { canonicalJson } from '../../src/domain/canonical-json.ts';
+import { idempotencyExpiryJob, idempotent } from '../../src/http/idempotency.ts';
 import { onPostgres } from '../helpers/databases.ts';
 import { pixExample } from '../helpers/fixtures.ts';
 import { adminHeaders, type Gateway, type SellerKeys, startGateway, testEnv } from '../helpers/gateway.ts';
@@ -28,6 +31,10 @@ function reordered(value: unknown): unknown {
   }
   return value;
 }
+
+/** The stored fingerprint of a request, as the gateway computes it. */
+const fingerprintOf = (req: { fingerprintKey: string; body: unknown }) =>
+  createHmac('sha256', req.fingerprintKey).update(canonicalJson(req.body)).digest('hex');
 
 function post(app: App, seller: SellerKeys, payload: unknown, key?: string) {
   return app.inject({
@@ -319,6 +326,41 @@ describe('Idempotency-Key on POST /api/sales', () => {
       assert.equal((await post(second, seller, pixBody(), key)).body, fresh[0]!.body);
     }
     assert.equal(await countFor(seller), rounds);
+  });
+
+  test('an answer stored by another request after this one looked: its work rolls back and that answer is replayed', {
+    skip: onPostgres ? false : 'PostgreSQL only: the other request commits on a second connection while this one works',
+  }, async () => {
+    current = T0;
+    const seller = await gw.createSeller();
+    const req = {
+      db: gw.ctx.db,
+      sellerId: seller.id,
+      endpoint: 'POST /test/meanwhile',
+      key: 'meanwhile',
+      body: { a: 1 },
+      now: T0,
+      fingerprintKey: 'test-fingerprint-key',
+    };
+    // An answer committed under the key from another connection after this request's look-up (what a
+    // request of another process that committed just before this one took the key leaves unseen by
+    // the look-up's snapshot); then the work writes a row of its own.
+    let wrote = 0;
+    const work = async (q: Queryable) => {
+      if (wrote++ === 0) {
+        await gw.ctx.db.query(
+          `INSERT INTO idempotency_keys (seller_id, endpoint, key, request_hash, response_status, response_body, expires_at, created_at)
+           SELECT $1, $2, $3, request_hash, 201, '{"from":"the other request"}', $4, $5 FROM (SELECT $6::text AS request_hash) h`,
+          [seller.id, req.endpoint, req.key, new Date(T0.getTime() + 86_400_000), T0, fingerprintOf(req)],
+        );
+      }
+      await q.query("UPDATE sellers SET name = 'written by the work' WHERE id = $1", [seller.id]);
+      return { status: 201, body: { from: 'this request' } };
+    };
+    const answer = await idempotent(req, work);
+    assert.deepEqual(answer, { status: 201, body: '{"from":"the other request"}', replayed: true });
+    const name = (await gw.ctx.db.query<{ name: string }>('SELECT name FROM sellers WHERE id = $1', [seller.id])).rows[0]!.name;
+    assert.notEqual(name, 'written by the work', "this request's work was rolled back");
   });
 
   test('kept 24 h: replayed at 24 h − 1 s, a new sale at 24 h + 1 s', async () => {
