@@ -41,7 +41,7 @@ const item = (eventCode: string, success: 'true' | 'false' = 'true', additionalD
   ...(additionalData ? { additionalData } : {}),
 });
 
-test('event codes map onto CONTRACT §6 as the README table says', () => {
+test('event codes map onto CONTRACT §6 as the table in docs/cards.md says', () => {
   assert.deepEqual(actionOf(item('AUTHORISATION')), { kind: 'authorisation', authorised: true });
   assert.deepEqual(actionOf(item('AUTHORISATION', 'false')), { kind: 'authorisation', authorised: false });
   assert.deepEqual(actionOf(item('CAPTURE')), { kind: 'capture', captured: true });

@@ -1,5 +1,5 @@
 /**
- * Pure: what one Adyen notification item means for the gateway (CONTRACT §11.2; the README's table).
+ * Pure: what one Adyen notification item means for the gateway (CONTRACT §11.2; the table in docs/cards.md).
  * Chargebacks follow Adyen's dispute flow: NOTIFICATION_OF_CHARGEBACK and CHARGEBACK open it,
  * CHARGEBACK_REVERSED is won, SECOND_CHARGEBACK, PREARBITRATION_LOST or a CHARGEBACK whose
  * disputeStatus is final against the merchant is lost.
