@@ -1,3 +1,4 @@
+import pino from 'pino';
 import { type App, buildApp } from './app.ts';
 import { ConfigError, type Role } from './config.ts';
 import { idempotencyExpiryJob } from './http/idempotency.ts';
@@ -15,7 +16,11 @@ async function main(): Promise<void> {
   if (!roles.includes(role)) throw new ConfigError(`role must be one of ${roles.join(', ')}, got "${role}"`);
   const config = loadSettings(process.env);
   const ctx = await createContext(config);
-  const app = await buildApp(ctx);
+  // Log lines are written by the event loop's own I/O, not by a blocking write on each request; what
+  // is still buffered goes out when the process exits, however it exits (money is in the journal).
+  const logStream = pino.destination({ dest: 1, sync: false });
+  process.on('exit', () => logStream.flushSync());
+  const app = await buildApp(ctx, { logStream });
   let server: App | null = null;
   if (role !== 'worker') {
     const address = await app.listen({ port: config.port, host: config.host });

@@ -87,4 +87,22 @@ describe('one error handler for every failure', () => {
     assert.ok(!logs.includes(seller.privateKey), 'the private key never reaches the logs');
     assert.ok(!logs.includes('test-admin-token-0123456789abcdef'), 'the operator token never reaches the logs');
   });
+
+  test('a request is one line at info: method, route, status, time and its request id', async () => {
+    const seller = await gw.createSeller();
+    const before = logs.length;
+    const res = await gw.app.inject({ method: 'GET', url: '/api/transactions/12345', headers: seller.headers });
+    const lines = logs
+      .slice(before)
+      .split('\n')
+      .filter((l) => l.length > 0)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.equal(lines.length, 1, logs.slice(before));
+    const [line] = lines;
+    assert.deepEqual(
+      [line!.level, line!.msg, line!.method, line!.route, line!.status, line!.reqId],
+      [30, 'request', 'GET', '/api/transactions/:id', 404, res.headers['x-request-id']],
+    );
+    assert.equal(typeof line!.ms, 'number');
+  });
 });

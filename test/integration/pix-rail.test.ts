@@ -364,8 +364,12 @@ test('the callback secret never reaches the logs', async () => {
       payload: { pix: [{ endToEndId: `E${'3'.repeat(31)}` }] },
     });
     assert.equal(res.statusCode, 200, res.body);
-    assert.match(logs, /\/providers\/pix\/\[redacted\]\/pix/, 'the request is logged');
+    assert.match(logs, /"route":"\/providers\/pix\/:secret\/pix","status":200/, 'the request is logged, by its route');
     assert.ok(!logs.includes(secret), 'without its secret');
+    // A path no route matches is logged by its address, a secret-bearing one redacted.
+    await gw.app.inject({ method: 'GET', url: `/providers/pix/${secret}/nothing` });
+    assert.match(logs, /"route":"\/providers\/pix\/\[redacted\]\/nothing","status":404/);
+    assert.ok(!logs.includes(secret), 'nor when no route matched');
   } finally {
     await gw.close();
   }
