@@ -1,6 +1,7 @@
 // npm run bench: figures, never assertions. The gateway runs in a child process (bench/server.ts);
 // autocannon and the webhook receiver run here. Each API figure sits beside its yardstick.
 import { type ChildProcess, fork } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
@@ -9,6 +10,8 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { buildBrCode, newTxid } from '../src/domain/pix-brcode.ts';
 import { qrPngDataUri } from '../src/qr/pix-qr.ts';
+import type { BareName } from './bare-sql.ts';
+import { ensurePgbench, type PgbenchScript, pgbench, postgresCpuUs } from './pgbench.ts';
 
 const duration_s = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -20,6 +23,10 @@ const bare_concurrency = 10; // the gateway's pool size: both sides are bounded 
 
 interface Server {
   child: ChildProcess;
+  /** PGlite in the gateway's process: no PostgreSQL to measure apart. */
+  embedded: boolean;
+  /** The PostgreSQL database the gateway uses, for pgbench (null on PGlite). */
+  databaseUrl: string | null;
   gateway: string;
   bare: string;
   adminToken: string;
@@ -58,7 +65,7 @@ async function startServer(databaseUrl: string | undefined): Promise<Server> {
       pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
       child.send({ ...m, seq: id });
     });
-  return { child, ...ready, call };
+  return { child, embedded: !databaseUrl, databaseUrl: databaseUrl ?? null, ...ready, call };
 }
 
 async function stopServer(server: Server): Promise<void> {
@@ -74,6 +81,8 @@ interface Figures {
   errors: number;
   non2xx: number;
   cpuUsPerRequest: number;
+  /** PostgreSQL's CPU per request (every postgres process on this machine): 0 on PGlite, which is in the gateway's. */
+  pgCpuUsPerRequest: number;
 }
 
 /** The server process's own CPU time (user + sys), in µs: steadier on a noisy machine than req/s. */
@@ -85,24 +94,35 @@ const cpuOf = async (s: Server) => {
 async function load(
   s: Server,
   url: string,
-  opts: { headers?: Record<string, string>; method?: 'GET' | 'POST'; body?: string; requests?: autocannon.Request[]; connections?: number } = {},
+  opts: {
+    headers?: Record<string, string>;
+    method?: 'GET' | 'POST';
+    body?: string;
+    requests?: autocannon.Request[];
+    connections?: number;
+    seconds?: number;
+  } = {},
 ): Promise<Figures> {
   const cpuBefore = await cpuOf(s);
+  const pgBefore = postgresCpuUs();
   const r = await autocannon({
     url,
     connections: opts.connections ?? connections,
-    duration: duration_s,
+    duration: opts.seconds ?? duration_s,
     method: opts.method ?? 'GET',
     headers: { ...(opts.body ? { 'content-type': 'application/json' } : {}), ...opts.headers },
     body: opts.body,
     ...(opts.requests ? { requests: opts.requests } : {}),
   });
-  const cpuUsPerRequest = ((await cpuOf(s)) - cpuBefore) / Math.max(1, r.requests.total);
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx, cpuUsPerRequest };
+  const served = Math.max(1, r.requests.total);
+  const cpuUsPerRequest = ((await cpuOf(s)) - cpuBefore) / served;
+  const pgCpuUsPerRequest = s.embedded ? 0 : (postgresCpuUs() - pgBefore) / served;
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx, cpuUsPerRequest, pgCpuUsPerRequest };
 }
 
 const fmt = (f: Figures) =>
-  `${f.rps.toFixed(0).padStart(7)} req/s  p50 ${String(f.p50).padStart(3)} ms  p99 ${String(f.p99).padStart(3)} ms  cpu ${f.cpuUsPerRequest.toFixed(0).padStart(4)} µs/req${f.errors || f.non2xx ? `  (errors ${f.errors}, non-2xx ${f.non2xx})` : ''}`;
+  `${f.rps.toFixed(0).padStart(7)} req/s  p50 ${String(f.p50).padStart(3)} ms  p99 ${String(f.p99).padStart(3)} ms  cpu ${f.cpuUsPerRequest.toFixed(0).padStart(4)} µs/req` +
+  `${f.pgCpuUsPerRequest ? `  pg ${f.pgCpuUsPerRequest.toFixed(0).padStart(4)} µs/req` : ''}${f.errors || f.non2xx ? `  (errors ${f.errors}, non-2xx ${f.non2xx})` : ''}`;
 const ops = (n: number) => `${n.toFixed(0).padStart(7)} ops/s`;
 const ratio = (a: number, b: number, target: string) => `${(a / b).toFixed(3)}   (target ${target})`;
 
@@ -122,29 +142,57 @@ const cardSale = JSON.stringify({
   card: { number: '4111111111111111', holderName: 'MARIA SILVA', expirationMonth: 12, expirationYear: 2030, cvv: '123' },
 });
 
-async function balanceVsBare(s: Server, seller: Seller) {
-  await load(s, `${s.gateway}/api/public/balance`, { headers: seller.headers }); // warm-up, discarded
-  const bare = await load(s, `${s.bare}/constant`);
-  const balance = await load(s, `${s.gateway}/api/public/balance`, { headers: seller.headers });
-  console.log(`  bare Fastify constant          ${fmt(bare)}`);
-  console.log(`  GET /api/public/balance        ${fmt(balance)}`);
-  console.log(`  ratio balance/bare             ${ratio(balance.rps, bare.rps, '≥ 0.25')}`);
+/** A fresh Idempotency-Key on every request, as the SDK sends on every POST. */
+const keyed: autocannon.Request[] = [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': randomUUID() } }) }];
+
+type Figure = { label: string; path: string; body: string | null; script: PgbenchScript; bare: BareName | null; target: string };
+const figures: Figure[] = [
+  { label: 'PIX sale, dynamic (default)', path: '/api/sales', body: pixSale, script: 'sale', bare: 'salePix', target: '≥ 0.3' },
+  { label: 'PIX sale, static', path: '/api/sales', body: pixStaticSale, script: 'sale', bare: 'salePix', target: '≥ 0.5' },
+  { label: 'card sale', path: '/api/sales', body: cardSale, script: 'sale', bare: 'saleCard', target: '≥ 0.5' },
+  { label: 'balance read', path: '/api/public/balance', body: null, script: 'balance', bare: null, target: '≥ 0.5' },
+];
+
+/** One figure: a warm-up second, the measured run, and beside it the bare SQL of the same writes. */
+async function figure(s: Server, seller: Seller, f: Figure, isKeyed: boolean): Promise<Figures> {
+  const opts = f.body
+    ? { method: 'POST' as const, headers: seller.headers, body: f.body, ...(isKeyed ? { requests: keyed } : {}) }
+    : { headers: seller.headers };
+  await load(s, `${s.gateway}${f.path}`, { ...opts, seconds: 1 });
+  const api = await load(s, `${s.gateway}${f.path}`, opts);
+  console.log(`  ${`${f.label}${f.body && isKeyed ? ', keyed' : ''}`.padEnd(34)} ${fmt(api)}`);
+  if (s.databaseUrl && ensurePgbench()) {
+    const bare = pgbench(s.databaseUrl, f.script, seller.id, connections, duration_s);
+    console.log(
+      `    pgbench, bare SQL ${ops(bare.tps)}  pg ${bare.pgCpuUsPerOp.toFixed(0).padStart(4)} µs/op   ratio ${ratio(api.rps, bare.tps, f.target)}`,
+    );
+  } else if (s.databaseUrl) console.log('    (pgbench missing and not installable: no bare-SQL ratio)');
+  else if (f.bare) {
+    const bare = await s.call<number>({ cmd: 'bare', name: f.bare, sellerIds: [seller.id], concurrency: bare_concurrency, seconds: duration_s });
+    console.log(`    bare SQL from Node ${ops(bare)}   ratio ${(api.rps / bare).toFixed(3)}`);
+  }
+  return api;
 }
 
-async function salesVsBare(s: Server, seller: Seller) {
-  for (const [label, body, bareName, target] of [
-    ['PIX static (BR Code+QR)', pixStaticSale, 'salePix', '≥ 0.5'],
-    // The default expiry: PUT /cob through the connector to the embedded PSP, which runs in the same
-    // process (its own HTTP server and tables), so its work is in the gateway's CPU figure too.
-    ['PIX dynamic (via PSP)', pixSale, 'salePix', 'none: the PSP is in-process'],
-    ['credit card', cardSale, 'saleCard', '≥ 0.6'],
-  ] as const) {
-    const api = await load(s, `${s.gateway}/api/sales`, { method: 'POST', headers: seller.headers, body });
-    const bare = await s.call<number>({ cmd: 'bare', name: bareName, sellerIds: [seller.id], concurrency: bare_concurrency, seconds: duration_s });
-    console.log(`  POST /api/sales ${label.padEnd(22)} ${fmt(api)}`);
-    console.log(`  bare SQL of the same inserts          ${ops(bare)}`);
-    console.log(`  ratio                                 ${ratio(api.rps, bare, target)}`);
+/**
+ * The defaults as users run them (info logging, a key on every POST, PIX sales as dynamic charges at
+ * the embedded PSP, which runs in the gateway's process and so is in its CPU figure), each beside
+ * pgbench; then, labelled, warn logging without keys; then the Node yardstick.
+ */
+async function defaultsVsBare(s: Server, seller: Seller) {
+  console.log('  defaults: LOG_LEVEL=info, an Idempotency-Key on every POST, PIX dynamic through the embedded PSP');
+  for (const f of figures) await figure(s, seller, f, true);
+  console.log('  LOG_LEVEL=warn, no Idempotency-Key (not the defaults)');
+  await s.call({ cmd: 'logLevel', level: 'warn' });
+  try {
+    for (const f of figures.slice(1)) await figure(s, seller, f, false);
+  } finally {
+    await s.call({ cmd: 'logLevel', level: 'info' });
   }
+  const bare = await load(s, `${s.bare}/constant`);
+  const balance = await load(s, `${s.gateway}/api/public/balance`, { headers: seller.headers });
+  console.log(`  Node yardstick: bare Fastify constant ${fmt(bare)}`);
+  console.log(`  ratio balance (info)/bare Fastify  ${ratio(balance.rps, bare.rps, '≥ 0.25')}`);
 }
 
 // A boleto sale: registered at the boleto provider (the embedded PSP by default, in-process, so its
@@ -313,8 +361,7 @@ async function scenario(label: string, databaseUrl: string | undefined) {
     const [main, hot, delivery_seller, payer, panelSeller] = await s.call<Seller[]>({ cmd: 'sellers', n: 5, fundCents: 1_000_000_000 });
     const spread = await s.call<Seller[]>({ cmd: 'sellers', n: 100, fundCents: 100_000_000 });
     console.log(`\n[${label}] ${connections} connections, ${duration_s} s per figure`);
-    if (wanted('balance')) await balanceVsBare(s, main!);
-    if (wanted('sales')) await salesVsBare(s, main!);
+    if (wanted('sales') || wanted('balance')) await defaultsVsBare(s, main!);
     if (wanted('boleto')) await boletoSales(s, main!);
     if (wanted('delivery')) await delivery(s, delivery_seller!);
     if (wanted('pay')) await payVsBare(s, payer!);

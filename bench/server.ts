@@ -1,6 +1,7 @@
 // The gateway (API role) and a bare Fastify route in one child process, plus the bare-SQL loops the
 // benchmark compares against: same pool, same concurrency, no HTTP, no validation, no domain code.
 import Fastify from 'fastify';
+import pino from 'pino';
 import { buildApp } from '../src/app.ts';
 import { post } from '../src/ledger/postings.ts';
 import { createDeliveryJob } from '../src/notifications/delivery.ts';
@@ -12,16 +13,17 @@ import { WorkerRunner } from '../src/workers/runner.ts';
 import { type BareName, bareScenarios } from './bare-sql.ts';
 
 // Limits far above what autocannon can send, so figures measure the gateway, not its throttle.
+// Logging as users run it (LOG_LEVEL's default, info, written as npm start writes it), to /dev/null
+// so that the bench's own output stays readable; the `logLevel` command switches it for a figure.
 const config = loadSettings({
   ...process.env,
-  LOG_LEVEL: 'silent',
   PORT: '0',
   SANDBOX_AUTOPILOT: 'false',
   RATE_LIMIT_PER_SECOND: '10000000',
   AUTH_FAILURES_PER_MINUTE: '10000000',
 });
 const ctx = await createContext(config);
-const app = await buildApp(ctx);
+const app = await buildApp(ctx, { logStream: pino.destination({ dest: '/dev/null', sync: false }) });
 const gateway = await app.listen({ port: 0, host: '127.0.0.1' });
 
 const bare = Fastify({ logger: false });
@@ -40,6 +42,7 @@ type Command =
   | { cmd: 'workers'; on: boolean }
   | { cmd: 'panelSession'; sellerId: number }
   | { cmd: 'cpu' }
+  | { cmd: 'logLevel'; level: string }
   | { cmd: 'stop' };
 
 const now = () => performance.timeOrigin + performance.now();
@@ -107,6 +110,10 @@ async function handle(m: Command): Promise<unknown> {
       return `painel_sessao=${(await startSession(ctx.db, m.sellerId, new Date())).id}`;
     case 'cpu':
       return process.cpuUsage();
+    case 'logLevel':
+      // Each request's logger is a child made per request: it takes the level in force then.
+      app.log.level = m.level;
+      return true;
     case 'stop':
       await workers?.stop();
       await app.close();

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { Registry } from 'prom-client';
 import { cashoutAdminRoutes, cashoutRoutes } from './cashouts/routes.ts';
@@ -114,7 +114,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
       ...(options.logStream ? { stream: options.logStream } : {}),
     },
     // One line per request, written by the onResponse hook below, instead of Fastify's two.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: body_limit_bytes,
     ...serverOptions(ctx.config),
     genReqId: () => randomUUID(),
