@@ -11,7 +11,9 @@ import { PIX_KEY_TYPES } from '../domain/pix-keys.ts';
 import { page_limit_default } from '../http/paging.ts';
 import type { Router } from '../http/router.ts';
 import { readBalance } from '../ledger/balances.ts';
-import { reais, reaisTyped, whenSaoPaulo } from './format.ts';
+import { type FormErrors, onField, onForm, placed } from './form-errors.ts';
+import { formatPixKey, reais, reaisTyped, whenSaoPaulo } from './format.ts';
+import { cashout_statuses, labelOf, pix_key_types, psp_statuses } from './labels.ts';
 import {
   attempt,
   attemptResult,
@@ -31,28 +33,15 @@ import {
 
 // The API's default page: a seller sees in the panel what a default API call lists.
 const page_size = page_limit_default;
-const cashout_status_names: Record<string, string> = {
-  PENDING: 'Pendente',
-  PROCESSING: 'Em processamento',
-  COMPLETED: 'Concluído',
-  REJECTED: 'Recusado',
-  CANCELLED: 'Cancelado',
-};
-// What the PSP said of the payout's Pix (CONTRACT §11.3), beside the cashout's own status.
-const psp_status_names: Record<string, string> = {
-  EM_PROCESSAMENTO: 'Pix em processamento no PSP',
-  REALIZADO: 'Pix realizado',
-  NAO_REALIZADO: 'Pix não realizado',
-};
+// The form's inputs of the use case's fields.
+const cashout_inputs = { amount: 'valor', pixKey: 'chave', pixKeyType: 'tipo' };
 
 /** The PSP's outcome and reason, and money returned after the payout, in words; null when the PSP said nothing yet. */
 function pspDetail(c: { provider_data: Record<string, unknown> | null; failure_reason: string | null; returned_amount: number }): string | null {
-  const said = typeof c.provider_data?.status === 'string' ? (psp_status_names[c.provider_data.status] ?? c.provider_data.status) : null;
+  const said = typeof c.provider_data?.status === 'string' ? labelOf(psp_statuses, c.provider_data.status) : null;
   const parts = [said, c.failure_reason, c.returned_amount > 0 ? `devolvido ${reais(c.returned_amount)}` : null].filter(Boolean);
   return parts.length > 0 ? parts.join(' — ') : null;
 }
-
-const key_type_names: Record<string, string> = { CPF: 'CPF', CNPJ: 'CNPJ', EMAIL: 'E-mail', PHONE: 'Telefone', RANDOM: 'Chave aleatória' };
 
 interface Typed {
   valor: string;
@@ -63,9 +52,9 @@ interface Typed {
 const typedOf = (body: unknown): Typed => ({ valor: field(body, 'valor'), tipo: field(body, 'tipo'), chave: field(body, 'chave') });
 
 /** The form as the API's cashout body; the amount as people type reais, in words when it is not one. */
-function cashoutBody(typed: Typed): { body: Record<string, string> } | { error: string } {
+function cashoutBody(typed: Typed): { body: Record<string, string> } | { errors: FormErrors } {
   const amount = reaisTyped(typed.valor);
-  if (amount === null) return { error: 'Valor: escreva um valor em reais, como 150,00.' };
+  if (amount === null) return { errors: onField('valor', 'Escreva um valor em reais, como 150,00.') };
   return { body: { amount, pixKey: typed.chave.trim(), pixKeyType: typed.tipo } };
 }
 
@@ -82,9 +71,9 @@ export function cashoutPages(app: Router, ctx: AppContext): void {
     if (!current) return reply;
     const typed = typedOf(request.body);
     const asked = cashoutBody(typed);
-    if ('error' in asked) return cashoutsPage(ctx, current, reply, { status: 400, error: asked.error, typed });
+    if ('errors' in asked) return cashoutsPage(ctx, current, reply, { status: 400, errors: asked.errors, typed });
     const preview = await attemptResult(() => previewCashout(ctx, current.session.sellerId, asked.body, 'PANEL'));
-    if (!preview.ok) return cashoutsPage(ctx, current, reply, { status: preview.status, error: preview.error, typed });
+    if (!preview.ok) return cashoutsPage(ctx, current, reply, { status: preview.status, errors: placed(preview, cashout_inputs), typed });
     const { request: ask, fees, available } = preview.value;
     return page(reply, 200, 'saque-revisar.eta', {
       title: 'Confirme o saque',
@@ -100,8 +89,8 @@ export function cashoutPages(app: Router, ctx: AppContext): void {
         total: reais(fees.total),
         net: reais(fees.net),
         availableAfter: reais(available - ask.amount),
-        key: ask.pixKey,
-        keyType: key_type_names[ask.pixKeyType],
+        key: formatPixKey(ask.pixKeyType, ask.pixKey),
+        keyType: labelOf(pix_key_types, ask.pixKeyType),
       },
     });
   });
@@ -111,16 +100,16 @@ export function cashoutPages(app: Router, ctx: AppContext): void {
     if (!current) return reply;
     const typed = typedOf(request.body);
     const asked = cashoutBody(typed);
-    if ('error' in asked) return cashoutsPage(ctx, current, reply, { status: 400, error: asked.error, typed });
+    if ('errors' in asked) return cashoutsPage(ctx, current, reply, { status: 400, errors: asked.errors, typed });
     const order = orderOf(request.body);
     if (!order) return page(reply, 403, 'mensagem.eta', formExpired());
     // The fees shown on the review are the fees charged: a schedule changed since then sends the seller back.
     const quote = await attemptResult(() => quoteCashout(ctx, current.session.sellerId, asked.body, 'PANEL'));
     if (quote.ok && String(quote.value.fees.total) !== field(request.body, 'tarifas'))
-      return cashoutsPage(ctx, current, reply, { status: 409, error: 'As tarifas mudaram desde a revisão. Revise o saque de novo.', typed });
+      return cashoutsPage(ctx, current, reply, { status: 409, errors: onForm('As tarifas mudaram desde a revisão. Revise o saque de novo.'), typed });
     const ask = { sellerId: current.session.sellerId, body: asked.body, idempotencyKey: order, channel: 'PANEL', now: ctx.clock.now() } as const;
     const refused = refusalOf(await attempt(() => requestCashout(ctx, ask)));
-    if (refused) return cashoutsPage(ctx, current, reply, { ...refused, typed });
+    if (refused) return cashoutsPage(ctx, current, reply, { status: refused.status, errors: placed(refused, cashout_inputs), typed });
     return reply.redirect('/painel/saques?feito=saque', 303);
   });
 }
@@ -129,7 +118,7 @@ async function cashoutsPage(
   ctx: AppContext,
   current: Current,
   reply: FastifyReply,
-  shown: { status?: number; error?: string; notice?: string; typed?: Typed; before?: number | null },
+  shown: { status?: number; errors?: FormErrors; notice?: string; typed?: Typed; before?: number | null },
 ) {
   const sellerId = current.session.sellerId;
   const balance = await readBalance(ctx.db, sellerId);
@@ -139,20 +128,20 @@ async function cashoutsPage(
     title: 'Saques',
     page: 'saques',
     session: current.session,
-    error: shown.error,
+    errors: shown.errors,
     notice: shown.notice,
     typed: shown.typed ?? { valor: '', tipo: 'CPF', chave: '' },
     available: reais(balance.available),
-    keyTypes: PIX_KEY_TYPES.map((t) => ({ value: t, name: key_type_names[t] })),
+    keyTypes: PIX_KEY_TYPES.map((t) => ({ value: t, name: pix_key_types[t] })),
     next: rows.length > page_size ? `/painel/saques?antes=${listed.at(-1)!.id}` : null,
     cashouts: listed.map((c) => ({
       id: c.id,
       when: whenSaoPaulo(c.created_at),
-      key: `${key_type_names[c.pix_key_type]} ${c.pix_key}`,
+      key: `${labelOf(pix_key_types, c.pix_key_type)}: ${formatPixKey(c.pix_key_type, c.pix_key)}`,
       amount: reais(c.amount),
       fees: reais(c.fee_total),
       net: reais(c.net_amount),
-      status: cashout_status_names[c.status] ?? c.status,
+      status: labelOf(cashout_statuses, c.status),
       psp: pspDetail(c),
     })),
   });

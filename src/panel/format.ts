@@ -16,12 +16,28 @@ export function dayOf(date: Date): string {
   return dayMonth.format(date);
 }
 
-export const method_names: Record<string, string> = {
-  PIX: 'PIX',
-  CREDIT_CARD: 'Cartão de crédito',
-  DEBIT_CARD: 'Cartão de débito',
-  BOLETO: 'Boleto',
-};
+/** A CPF (11 digits) or CNPJ (14 characters, letters allowed since 2026) with its punctuation; anything else as given. */
+export function formatDocument(document: string): string {
+  const d = document.replace(/[.\-/\s]/g, '').toUpperCase();
+  if (/^\d{11}$/.test(d)) return `${d.slice(0, 3)}.${d.slice(3, 6)}.${d.slice(6, 9)}-${d.slice(9)}`;
+  if (/^[0-9A-Z]{12}\d{2}$/.test(d)) return `${d.slice(0, 2)}.${d.slice(2, 5)}.${d.slice(5, 8)}/${d.slice(8, 12)}-${d.slice(12)}`;
+  return document;
+}
+
+/** A Brazilian phone (+55 or not) as +55 11 98765-4321; anything else as given. */
+export function formatPhone(phone: string): string {
+  const digits = phone.replace(/\D/g, '');
+  // A national number is 10 or 11 digits, so 12 or 13 starting with 55 carry the country code.
+  const national = /^55\d{10,11}$/.test(digits) ? digits.slice(2) : digits;
+  const m = /^(\d{2})(\d{4,5})(\d{4})$/.exec(national);
+  return m ? `+55 ${m[1]} ${m[2]}-${m[3]}` : phone;
+}
+
+/** A PIX key as people write it: CPF and CNPJ punctuated, a phone grouped; e-mail and random keys as they are. */
+export function formatPixKey(type: string, key: string): string {
+  if (type === 'CPF' || type === 'CNPJ') return formatDocument(key);
+  return type === 'PHONE' ? formatPhone(key) : key;
+}
 
 /**
  * Reais as people type them in a form → the API's decimal text ("1234.56"), or null when it is not

@@ -32,9 +32,12 @@ export function inWords(code: PublicErrorCode, details?: FieldError[]): { status
   return { status, text: `${text} ${details.map((d) => `${labels[d.field] ?? d.field} (${d.message})`).join('; ')}.` };
 }
 
-/** A stored refusal (an idempotent replay: `errorType` or `error`, and `details`) in words. */
-export function storedInWords(status: number, body: unknown): { status: number; text: string } {
+/** One field's refusal, said beside the field (the API's reason, as the API gives it). */
+export const detailInWords = (d: FieldError): string => `Este campo não foi aceito: ${d.message}.`;
+
+/** A stored refusal (an idempotent replay: `errorType` or `error`, and `details`) in words, with its code and details. */
+export function storedInWords(status: number, body: unknown): { status: number; text: string; code: PublicErrorCode; details?: FieldError[] } {
   const stored = (typeof body === 'string' ? JSON.parse(body) : body) as { errorType?: PublicErrorCode; details?: FieldError[] };
-  const words = inWords(stored.errorType ?? 'BAD_REQUEST', stored.details);
-  return { status, text: words.text };
+  const code = stored.errorType ?? 'BAD_REQUEST';
+  return { status, text: inWords(code, stored.details).text, code, ...(stored.details ? { details: stored.details } : {}) };
 }

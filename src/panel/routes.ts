@@ -19,10 +19,12 @@ import { acceptInvite, csrfMatches, endSession, login, openInvite, password_min_
 import { cashoutPages } from './cashout-pages.ts';
 import { salesChartSvg } from './chart.ts';
 import { panelError } from './error-page.ts';
+import { onField, onForm } from './form-errors.ts';
 import { reais, whenSaoPaulo } from './format.ts';
 import { homeOf } from './home.ts';
 import { integrationPages } from './integration-pages.ts';
 import { keyPages } from './key-pages.ts';
+import { labelOf, payment_methods, sale_statuses } from './labels.ts';
 import { PasswordHasher } from './passwords.ts';
 import { salesPages } from './sales-pages.ts';
 import { Form, field, formExpired, formSession, page, pageHeaders, pageSession, sessionCookie, setSession } from './session.ts';
@@ -86,7 +88,7 @@ function loginRoutes(app: Router, ctx: AppContext, hasher: PasswordHasher, limit
     const again = { title: 'Entrar', csrf, email, session: null };
     const tooMany = (seconds: number, error: string) => {
       void reply.header('retry-after', String(seconds));
-      return page(reply, 429, 'entrar.eta', { ...again, error });
+      return page(reply, 429, 'entrar.eta', { ...again, errors: onForm(error) });
     };
     const addressWait = limits.authFailures.take(request.ip);
     if (addressWait > 0) return tooMany(addressWait, `Muitas tentativas erradas deste endereço. Tente de novo em ${addressWait} s.`);
@@ -94,7 +96,7 @@ function loginRoutes(app: Router, ctx: AppContext, hasher: PasswordHasher, limit
     if (outcome.kind === 'locked')
       return tooMany(outcome.retryAfterSeconds, `Muitas tentativas erradas. Tente de novo em ${Math.ceil(outcome.retryAfterSeconds / 60)} min.`);
     if (outcome.kind === 'busy') return tooMany(outcome.retryAfterSeconds, 'Muitos acessos ao mesmo tempo. Tente de novo em instantes.');
-    if (outcome.kind === 'wrong') return page(reply, 401, 'entrar.eta', { ...again, error: 'E-mail ou senha incorretos.' });
+    if (outcome.kind === 'wrong') return page(reply, 401, 'entrar.eta', { ...again, errors: onForm('E-mail ou senha incorretos.') });
     limits.authFailures.giveBack(request.ip);
     const started = await startSession(ctx.db, outcome.sellerId, ctx.clock.now());
     setSession(request, reply, started.id);
@@ -130,8 +132,12 @@ function inviteRoutes(app: Router, ctx: AppContext, hasher: PasswordHasher): voi
       const senha = field(request.body, 'senha');
       const again = { title: 'Crie sua senha', email: invite.email, token, minLength: password_min_length, session: null };
       if ([...senha].length < password_min_length)
-        return page(reply, 400, 'convite.eta', { ...again, error: `A senha precisa ter pelo menos ${password_min_length} caracteres.` });
-      if (senha !== field(request.body, 'confirmacao')) return page(reply, 400, 'convite.eta', { ...again, error: 'As duas senhas não são iguais.' });
+        return page(reply, 400, 'convite.eta', {
+          ...again,
+          errors: onField('senha', `A senha precisa ter pelo menos ${password_min_length} caracteres.`),
+        });
+      if (senha !== field(request.body, 'confirmacao'))
+        return page(reply, 400, 'convite.eta', { ...again, errors: onField('confirmacao', 'As duas senhas não são iguais.') });
       const sellerId = await acceptInvite(ctx.db, token, await hasher.hash(senha), ctx.clock.now());
       if (sellerId === null) return page(reply, 409, 'mensagem.eta', inviteGone());
       const started = await startSession(ctx.db, sellerId, ctx.clock.now());
@@ -155,8 +161,8 @@ function homeRoutes(app: Router, ctx: AppContext): void {
       latest: home.latest.map((s) => ({
         id: s.id,
         when: whenSaoPaulo(s.created_at),
-        method: s.payment_method,
-        status: s.status,
+        method: payment_methods[s.payment_method],
+        status: labelOf(sale_statuses, s.status),
         amount: reais(s.amount),
       })),
     });

@@ -10,8 +10,11 @@ import type { Router } from '../http/router.ts';
 import { refundSale } from '../refunds/refund-sale.ts';
 import { applyEvent } from '../transactions/apply-event.ts';
 import { listTransactions } from '../transactions/transactions-repo.ts';
-import { method_names, reais, reaisTyped, whenSaoPaulo } from './format.ts';
+import { type FormErrors, onField, placed } from './form-errors.ts';
+import { reais, reaisTyped, whenSaoPaulo } from './format.ts';
+import { labelOf, payment_methods, sale_statuses } from './labels.ts';
 import { saleDetail } from './sale-detail.ts';
+import { saleView } from './sale-view.ts';
 import {
   attempt,
   attemptResult,
@@ -31,7 +34,6 @@ import {
 
 // The API's default page: a seller sees in the panel what a default API call lists.
 const page_size = page_limit_default;
-const refund_status_names = { PENDING: 'Em andamento', SUCCEEDED: 'Concluído', FAILED: 'Não realizado' } as const;
 const SalePath = Type.Object({ id: Type.String({ maxLength: 20 }) });
 const ListQuery = Type.Object({
   status: Type.Optional(Type.String({ maxLength: 20 })),
@@ -41,6 +43,9 @@ const ListQuery = Type.Object({
   antes: Type.Optional(Type.String({ maxLength: 20 })),
 });
 type ListQuery = { status?: string; metodo?: string; de?: string; ate?: string; antes?: string };
+
+// The refund form's input of the use case's field.
+const refund_inputs = { amount: 'valor' };
 
 const done: Record<string, string> = {
   estorno: 'Estorno pedido. Ele aparece abaixo com o seu status.',
@@ -70,13 +75,13 @@ export function salesPages(app: Router, ctx: AppContext): void {
       page: 'vendas',
       session: current.session,
       query: request.query,
-      statuses: TRANSACTION_STATUSES,
-      methods: PAYMENT_METHODS.map((m) => ({ value: m, name: method_names[m] })),
+      statuses: TRANSACTION_STATUSES.map((s) => ({ value: s, name: sale_statuses[s] })),
+      methods: PAYMENT_METHODS.map((m) => ({ value: m, name: payment_methods[m] })),
       sales: shown.map((s) => ({
         id: s.id,
         when: whenSaoPaulo(s.created_at),
-        method: method_names[s.payment_method],
-        status: s.status,
+        method: labelOf(payment_methods, s.payment_method),
+        status: labelOf(sale_statuses, s.status),
         customer: s.customer_name,
         amount: reais(s.amount),
       })),
@@ -107,11 +112,15 @@ function saleActions(app: Router, ctx: AppContext): void {
     const text = typed === '' ? null : reaisTyped(typed);
     const cents = text === null ? null : parseReaisToCents(text);
     if (typed !== '' && !cents?.ok)
-      return salePage(ctx, current, request.params.id, reply, { status: 400, error: 'Valor: escreva um valor em reais, como 50,00.', typed });
+      return salePage(ctx, current, request.params.id, reply, {
+        status: 400,
+        errors: onField('valor', 'Escreva um valor em reais, como 50,00.'),
+        typed,
+      });
     const ask = { sellerId: current.session.sellerId, amount: cents?.ok ? cents.value : null, idempotencyKey: order, channel: 'PANEL' } as const;
     const outcome = await attempt(async () => refundSale(ctx, { ...ask, transactionId: parsePathId(request.params.id) }, request.log));
     const refused = refusalOf(outcome);
-    if (refused) return salePage(ctx, current, request.params.id, reply, { ...refused, typed });
+    if (refused) return salePage(ctx, current, request.params.id, reply, { status: refused.status, errors: placed(refused, refund_inputs), typed });
     return reply.redirect(`/painel/vendas/${request.params.id}?feito=estorno`, 303);
   });
 
@@ -119,7 +128,7 @@ function saleActions(app: Router, ctx: AppContext): void {
     const current = await formSession(ctx, request, reply);
     if (!current) return reply;
     const outcome = await attemptResult(async () => applyEvent(ctx, parsePathId(request.params.id), 'CANCELLED', current.session.sellerId));
-    if (!outcome.ok) return salePage(ctx, current, request.params.id, reply, { status: outcome.status, error: outcome.error });
+    if (!outcome.ok) return salePage(ctx, current, request.params.id, reply, { status: outcome.status, errors: placed(outcome, {}) });
     return reply.redirect(`/painel/vendas/${request.params.id}?feito=cancelada`, 303);
   });
 }
@@ -129,7 +138,7 @@ async function salePage(
   current: Current,
   rawId: string,
   reply: Parameters<typeof page>[0],
-  shown: { status?: number; error?: string; notice?: string; typed?: string },
+  shown: { status?: number; errors?: FormErrors; notice?: string; typed?: string },
 ) {
   const found = await attemptResult(async () => saleDetail(ctx, current.session.sellerId, parsePathId(rawId)));
   if (!found.ok) {
@@ -141,38 +150,17 @@ async function salePage(
       session: current.session,
     });
   }
-  const d = found.value;
+  // An error of no field of the refund form (a cancel refused…) stands under the title: the form may be gone.
+  const errors = shown.errors ?? { fields: {} };
   return page(reply, shown.status ?? 200, 'venda.eta', {
-    title: `Venda #${d.row.id}`,
+    ...saleView(found.value),
+    title: `Venda #${found.value.row.id}`,
     page: 'vendas',
     session: current.session,
-    error: shown.error,
+    errors: { fields: errors.fields },
+    alert: errors.form,
     notice: shown.notice,
-    sale: d.sale,
-    method: method_names[d.row.payment_method],
-    when: whenSaoPaulo(d.row.created_at),
-    money: {
-      amount: reais(d.row.amount),
-      fee: d.row.system_fee === null ? '—' : reais(d.row.system_fee),
-      net: d.row.net_amount === null ? '—' : reais(d.row.net_amount),
-      refunded: reais(d.row.refunded_amount),
-      refundable: reais(d.refundable),
-    },
-    items: d.sale.items.map((i) => ({ ...i, unitPrice: reais(i.unitPrice) })),
-    qr: d.qr,
-    history: d.history.map((h) => ({ ...h, when: whenSaoPaulo(h.created_at) })),
-    refunds: d.refunds.map((r) => ({
-      id: r.id,
-      amount: reais(r.amount),
-      status: refund_status_names[r.status],
-      reason: r.failure_reason,
-      when: whenSaoPaulo(r.created_at),
-    })),
-    notifications: d.notifications.map((n) => ({ ...n, when: whenSaoPaulo(n.created_at) })),
     typed: shown.typed ?? '',
     order: newOrder(),
-    refundPending: d.row.refund_pending > 0,
-    canRefund: d.row.status === 'PAGO' && d.refundable > 0 && d.row.refund_pending === 0,
-    canCancel: d.row.status === 'PENDENTE' || d.row.status === 'FALHA',
   });
 }

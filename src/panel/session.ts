@@ -6,9 +6,10 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
-import { ApiError, type PublicErrorCode } from '../domain/errors.ts';
+import { ApiError, type FieldError, type PublicErrorCode } from '../domain/errors.ts';
 import { type Result, refusalError } from '../domain/result.ts';
 import { csrfMatches, resumeSession, type Session, session_absolute_ms } from './accounts.ts';
+import { type FormErrors, invalidAttributes, no_errors } from './form-errors.ts';
 import { inWords, storedInWords } from './messages.ts';
 
 // Pages answer only to this site: no framing, no outside scripts, forms post back here.
@@ -63,8 +64,10 @@ export function pageHeaders(reply: FastifyReply): FastifyReply {
   );
 }
 
+/** A page; its form errors (none by default) and the attributes that tie an input to its error go to every template. */
 export function page(reply: FastifyReply, status: number, template: string, data: Record<string, unknown>) {
-  return pageHeaders(reply.code(status)).view(template, data);
+  const errors = (data.errors as FormErrors | undefined) ?? no_errors;
+  return pageHeaders(reply.code(status)).view(template, { ...data, errors, invalid: invalidAttributes(errors) });
 }
 
 /** The session of a page; without one the browser is sent to log in (and null is returned). */
@@ -103,7 +106,15 @@ export function fields(body: unknown, name: string): string[] {
   return v === undefined ? [] : Array.isArray(v) ? v : [v];
 }
 
-export type Attempted<T> = { ok: true; value: T } | { ok: false; status: number; error: string; code: PublicErrorCode };
+/** A use case's refusal in words, with what placing it beside a field needs (its code and field details). */
+export interface Refused {
+  status: number;
+  error: string;
+  code: PublicErrorCode;
+  details?: FieldError[];
+}
+
+export type Attempted<T> = { ok: true; value: T } | ({ ok: false } & Refused);
 
 /**
  * Runs a use case for a form; its refusal (the API's error) comes back in words, with the API's
@@ -129,7 +140,7 @@ export async function attemptResult<T>(run: () => Promise<Result<T>>): Promise<A
 function inWordsOrThrown(error: ApiError): Attempted<never> {
   const words = inWords(error.code, error.details);
   if (words.status >= 500) throw error;
-  return { ok: false, status: words.status, error: words.text, code: error.code };
+  return { ok: false, status: words.status, error: words.text, code: error.code, ...(error.details ? { details: error.details } : {}) };
 }
 
 /**
@@ -145,11 +156,11 @@ export function orderOf(body: unknown): string | null {
  * What a form shows after an idempotent use case: null when it was done (now, earlier, or by the
  * same order still running), else the refusal in words, whether thrown now or replayed as stored.
  */
-export function refusalOf(outcome: Awaited<ReturnType<typeof attempt<{ status: number; body: unknown }>>>): { status: number; error: string } | null {
-  if (!outcome.ok) return outcome.code === 'IDEMPOTENCY_KEY_IN_USE' ? null : { status: outcome.status, error: outcome.error };
+export function refusalOf(outcome: Attempted<{ status: number; body: unknown }>): Refused | null {
+  if (!outcome.ok) return outcome.code === 'IDEMPOTENCY_KEY_IN_USE' ? null : outcome;
   if (outcome.value.status < 400) return null;
-  const words = storedInWords(outcome.value.status, outcome.value.body);
-  return { status: words.status, error: words.text };
+  const { text, ...stored } = storedInWords(outcome.value.status, outcome.value.body);
+  return { ...stored, error: text };
 }
 
 /** A new order id for a form that moves money. */

@@ -16,10 +16,21 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 
 /** Where Debian's package puts Chromium (a shell wrapper around /usr/lib/chromium/chromium). */
 export const DEBIAN_CHROMIUM = '/usr/bin/chromium';
-/** The README's screenshots (docs/screenshots/ at the repository's root). */
+/** The README's screenshots (docs/screenshots/ at the repository's root), written only by `npm run screenshots`. */
 export const SCREENSHOT_DIR = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
-/** Viewport of every page newPage opens, and so of every screenshot. */
-export const VIEWPORT = { width: 1024, height: 700 } as const;
+/** A phone held upright (an iPhone 12 to 15's CSS pixels) and a desk's window: the panel is made for both. */
+export const PHONE = { width: 390, height: 844 } as const;
+export const DESK = { width: 1280, height: 900 } as const;
+/** The two sizes, by the words the screenshots are named with. */
+export const SIZES = { celular: PHONE, mesa: DESK } as const;
+/** Viewport of every page newPage opens unless told otherwise. */
+export const VIEWPORT = DESK;
+
+/**
+ * SCREENSHOTS=1 (set by `npm run screenshots`): screenshot() writes the README's images. Otherwise
+ * it writes nothing unless given a directory, so running the tests leaves the checkout as it was.
+ */
+export const screenshotsWanted = (): boolean => process.env.SCREENSHOTS === '1';
 
 const LAUNCH_TIMEOUT_MS = 20_000;
 const ACTION_TIMEOUT_MS = 5_000;
@@ -82,16 +93,18 @@ export interface NewPageOptions {
   javaScriptEnabled?: boolean;
   /** Bound on every action and navigation of the page, in ms. Default 5000. */
   timeoutMs?: number;
+  /** The window's size in CSS pixels. Default VIEWPORT. */
+  viewport?: { width: number; height: number };
 }
 
 /**
  * A page in a context of its own (own cookies; closed with the page), Brazilian Portuguese locale,
- * VIEWPORT-sized, with every action and navigation bounded by timeoutMs.
+ * VIEWPORT-sized unless told, with every action and navigation bounded by timeoutMs.
  */
 export async function newPage(browser: Browser, options: NewPageOptions = {}): Promise<Page> {
   const context = await browser.newContext({
     javaScriptEnabled: options.javaScriptEnabled ?? true,
-    viewport: VIEWPORT,
+    viewport: options.viewport ?? VIEWPORT,
     locale: 'pt-BR',
     timezoneId: 'America/Sao_Paulo',
   });
@@ -149,6 +162,11 @@ async function runAxeIn(page: Page): Promise<AxeViolation[] | undefined> {
   return bounded(page.evaluate(RUN_AXE) as Promise<AxeViolation[]>, AXE_TIMEOUT_MS, 'axe.run');
 }
 
+/** How far the page is wider than its window (0: no sideways scrolling), as the browser lays it out. */
+export async function overflowOf(page: Page): Promise<number> {
+  return (await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number;
+}
+
 /**
  * Runs axe-core in the page and returns its serious and critical violations (tests assert []).
  * A page without JavaScript cannot run axe, so its current DOM (without its scripts) is checked in
@@ -189,11 +207,14 @@ export async function axeCheck(page: Page): Promise<AxeViolation[]> {
 }
 
 /**
- * Saves what the viewport shows as `<dir>/<name>.png` (dir created; default docs/screenshots/, for
- * the README) and returns the file's path. name: lowercase letters, digits and dashes.
+ * Saves what the viewport shows as `<dir>/<name>.png` (dir created) and returns the file's path.
+ * Without a dir: docs/screenshots/ under SCREENSHOTS=1, else nothing is written and null returned.
+ * name: lowercase letters, digits and dashes.
  */
-export async function screenshot(page: Page, name: string, dir: string = SCREENSHOT_DIR): Promise<string> {
+export async function screenshot(page: Page, name: string, dir?: string): Promise<string | null> {
   if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(name)) throw new Error(`screenshot name ${JSON.stringify(name)}: use lowercase letters, digits and dashes`);
+  if (dir === undefined && !screenshotsWanted()) return null;
+  dir ??= SCREENSHOT_DIR;
   await mkdir(dir, { recursive: true });
   const path = join(dir, `${name}.png`);
   await page.screenshot({ path, type: 'png', fullPage: false });

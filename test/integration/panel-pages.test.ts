@@ -2,7 +2,8 @@
 // them (CONTRACT §12): a sale made by the API with its PIX QR, paid through the sandbox PSP; a
 // refund and a cancel; a webhook with "Notificar saques", its test, the delivery log and a resend;
 // a cashout reviewed, confirmed and followed; the statement and its CSV; keys issued and revoked;
-// the password changed; another seller kept out. axe-core on every page; a screenshot of each.
+// the password changed; another seller kept out. axe-core on every page (panel-sizes.test.ts visits
+// each at a phone's and a desk's size, and takes the README's screenshots).
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
@@ -10,7 +11,7 @@ import jsQRImport from 'jsqr';
 import type { Browser, Page } from 'playwright-core';
 import pngjs from 'pngjs';
 import { createDeliveryJob } from '../../src/notifications/delivery.ts';
-import { axeCheck, browserSkipReason, launchBrowser, newPage, screenshot } from '../helpers/browser.ts';
+import { axeCheck, browserSkipReason, launchBrowser, newPage } from '../helpers/browser.ts';
 import { boletoExample, pixExample } from '../helpers/fixtures.ts';
 import { adminHeaders, type Gateway, railJob, type SellerKeys, startGateway } from '../helpers/gateway.ts';
 import { type Receiver, startReceiver } from '../helpers/receiver.ts';
@@ -20,6 +21,13 @@ const PASSWORD = 'senha-do-painel-longa';
 const NEW_PASSWORD = 'outra-senha-bem-longa';
 const EMAIL = 'vendas@example.com';
 
+/** "R$ 1.234,56", "-R$ 2,98" or "—" (nothing moved) as signed cents. */
+function centsOf(shown: string): number {
+  if (shown === '—') return 0;
+  const cents = Number(shown.replace(/\D/g, ''));
+  return shown.trim().startsWith('-') ? -cents : cents;
+}
+
 describe('the seller panel pages in a browser', { skip: browserSkipReason() }, () => {
   let gw: Gateway;
   let browser: Browser;
@@ -28,7 +36,7 @@ describe('the seller panel pages in a browser', { skip: browserSkipReason() }, (
   let seller: SellerKeys;
   let page: Page;
   const delivery = createDeliveryJob({ retryDelaysMs: [60_000] });
-  const state = { paidSale: 0, pixKey: '' };
+  const state = { paidSale: 0, pixKey: '', cashout: 0 };
 
   const api = async (method: 'GET' | 'POST', url: string, headers: Record<string, string>, payload?: object) =>
     gw.app.inject({ method, url, headers, ...(payload ? { payload } : {}) });
@@ -41,11 +49,18 @@ describe('the seller panel pages in a browser', { skip: browserSkipReason() }, (
     }
     throw new Error('the delivery job never ran dry');
   }
-  async function visit(path: string, shot?: string): Promise<void> {
+  async function visit(path: string): Promise<void> {
     const answer = await page.goto(`${base}${path}`);
     assert.equal(answer?.status(), 200, `${path}: ${answer?.status()}`);
     assert.deepEqual(await axeCheck(page), [], `axe on ${path}`);
-    if (shot) await screenshot(page, shot);
+  }
+  /** The error shown beside an input: the input is marked invalid and described by it. */
+  async function errorBeside(id: string): Promise<string> {
+    const input = page.locator(`#${id}`);
+    assert.equal(await input.getAttribute('aria-invalid'), 'true', `#${id} marked invalid`);
+    assert.equal(await input.getAttribute('aria-describedby'), `${id}-erro`, `#${id} described by its error`);
+    assert.equal(await page.locator('[role="alert"]').count(), 0, 'no error above the page instead');
+    return text(`#${id}-erro`);
   }
   /** Waits (bounded) until the sale has no refund in flight: the sandbox PSP settles devoluções on its own. */
   async function settled(id: number): Promise<void> {
@@ -102,8 +117,8 @@ describe('the seller panel pages in a browser', { skip: browserSkipReason() }, (
     await deliver();
     const [first] = rx.requestsTo('/saques');
     assert.equal(first?.headers['x-test-event'], 'true');
-    await visit('/painel/integracoes', 'painel-integracoes');
-    assert.match(await text('[data-entrega]'), /Saque \(teste\).*Entregue \(1 tentativa, HTTP 200\)/s);
+    await visit('/painel/integracoes');
+    assert.match(await text('[data-entrega]'), /Webhook de saque \(teste\).*Concluído.*Entregue \(1 tentativa, HTTP 200\)/s);
 
     await page.locator('[data-entrega] button', { hasText: 'Reenviar' }).first().click();
     await page.waitForURL(`${base}/painel/integracoes?feito=reenvio`);
@@ -115,6 +130,40 @@ describe('the seller panel pages in a browser', { skip: browserSkipReason() }, (
     assert.match(await text('[data-entrega]'), /Entregue \(2 tentativas, HTTP 200\)/);
   });
 
+  test('Integrações: a refused URL is said beside it; removing a webhook asks first, cancelling keeps it', async () => {
+    await visit('/painel/integracoes');
+    await page.getByLabel('URL').fill('ftp://loja.example/webhooks');
+    await page.getByRole('button', { name: 'Adicionar webhook' }).click();
+    assert.match(await errorBeside('url'), /must be an http or https URL/);
+    assert.deepEqual(await axeCheck(page), [], 'the error beside the URL');
+    await page.getByLabel('URL').fill(rx.url('/outro'));
+    await page.getByLabel('Transações').uncheck();
+    await page.getByRole('button', { name: 'Adicionar webhook' }).click();
+    assert.equal(await page.getByLabel('Transações').getAttribute('aria-describedby'), 'tipos-erro');
+    assert.match(await text('#tipos-erro'), /Marque ao menos um/);
+    await page.getByLabel('Transações').check();
+    await page.getByRole('button', { name: 'Adicionar webhook' }).click();
+    await page.waitForURL(`${base}/painel/integracoes?feito=webhook`);
+    const hooks = async () => ((await api('GET', '/api/webhooks', seller.headers)).json().data as { url: string }[]).map((w) => w.url);
+    assert.deepEqual(await hooks(), [rx.url('/saques'), rx.url('/outro')]);
+
+    const remove = page.getByRole('link', { name: `Remover ${rx.url('/outro')}` });
+    assert.match((await remove.getAttribute('class')) ?? '', /perigo/, 'styled as a destructive action');
+    await remove.click();
+    await page.waitForURL(/\/painel\/integracoes\/\d+\/remover$/);
+    assert.equal(await text('h1'), 'Remover este webhook?');
+    assert.match(await text('main'), new RegExp(`${rx.url('/outro').replace(/[.]/g, '\\.')}.*Transações`, 's'));
+    assert.match(await text('[data-confirmar="consequencias"]'), /deixa de receber as notificações/);
+    assert.deepEqual(await axeCheck(page), [], 'the confirmation page');
+    await page.getByRole('link', { name: 'Cancelar e manter o webhook' }).click();
+    await page.waitForURL(`${base}/painel/integracoes`);
+    assert.deepEqual(await hooks(), [rx.url('/saques'), rx.url('/outro')], 'cancelled: nothing removed');
+    await remove.click();
+    await page.getByRole('button', { name: 'Remover webhook' }).click();
+    await page.waitForURL(`${base}/painel/integracoes?feito=removido`);
+    assert.deepEqual(await hooks(), [rx.url('/saques')], 'removed once confirmed');
+  });
+
   test('Vendas: a sale made by the API, its PIX QR readable; paid through the sandbox, the balance moves', async () => {
     const created = await api('POST', '/api/sales', seller.headers, pixExample());
     assert.equal(created.statusCode, 201, created.body);
@@ -122,8 +171,10 @@ describe('the seller panel pages in a browser', { skip: browserSkipReason() }, (
     state.paidSale = id;
     state.pixKey = payment.pix.key;
 
-    await visit('/painel/vendas?status=PENDENTE&metodo=PIX', 'painel-vendas');
-    assert.match(await text('tbody tr'), new RegExp(`#${id}.*Maria Silva.*PIX.*PENDENTE.*R\\$ 150,00`, 's'));
+    await visit('/painel/vendas?status=PENDENTE&metodo=PIX');
+    assert.match(await text('tbody tr'), new RegExp(`#${id}.*Maria Silva.*PIX.*Pendente.*R\\$ 150,00`, 's'));
+    assert.equal(await page.locator('#status option:checked').textContent(), 'Pendente', 'the filter shows the word, keeps the code');
+    assert.equal(await page.locator('#status').inputValue(), 'PENDENTE');
     await visit('/painel/vendas?status=PAGO');
     assert.equal(await page.locator('tbody tr').count(), 0, 'the filter keeps the pending sale out');
 
@@ -131,7 +182,7 @@ describe('the seller panel pages in a browser', { skip: browserSkipReason() }, (
     await page.getByRole('link', { name: `#${id}` }).click();
     await page.waitForURL(`${base}/painel/vendas/${id}`);
     assert.deepEqual(await axeCheck(page), [], 'a sale');
-    await screenshot(page, 'painel-venda-pix');
+    assert.equal(await text('[data-venda="documento"]'), '529.982.247-25', "the customer's CPF, punctuated");
     assert.equal(await page.locator('#copia').inputValue(), state.pixKey, 'copia e cola as the API gave it');
     // What a payer's camera would read: the QR as the browser drew it, decoded independently.
     const drawn = pngjs.PNG.sync.read(await page.locator('img.qr').screenshot());
@@ -145,8 +196,8 @@ describe('the seller panel pages in a browser', { skip: browserSkipReason() }, (
     await page.reload();
     assert.equal(await text('[data-saldo="disponivel"]'), 'R$ 147,02', 'R$ 150,00 less the PIX fee');
     await visit(`/painel/vendas/${id}`);
-    assert.equal(await text('[data-venda="status"]'), 'PAGO');
-    assert.match(await text('.historico'), /PENDENTE → PAGO/);
+    assert.equal(await text('[data-venda="status"]'), 'Pago');
+    assert.match(await text('.historico'), /Pendente → Pago \(pagamento confirmado\)/);
     assert.equal(await page.locator('img.qr').count(), 0, 'no QR once paid');
   });
 
@@ -154,7 +205,8 @@ describe('the seller panel pages in a browser', { skip: browserSkipReason() }, (
     const created = await api('POST', '/api/sales', seller.headers, boletoExample());
     assert.equal(created.statusCode, 201, created.body);
     const { id, payment } = created.json().sale;
-    await visit(`/painel/vendas/${id}`, 'painel-venda-boleto');
+    await visit(`/painel/vendas/${id}`);
+    assert.equal(await text('[data-venda="documento"]'), '11.222.333/0001-81', "the customer's CNPJ, punctuated");
     assert.match(await text('main'), new RegExp(`Linha digitável:\\s*${payment.boleto.code}`));
     assert.equal(await page.locator('#copia').inputValue(), payment.boleto.pix.key, 'the boleto híbrido Pix, as the API gave it');
     const drawn = pngjs.PNG.sync.read(await page.locator('img.qr').screenshot());
@@ -195,7 +247,8 @@ describe('the seller panel pages in a browser', { skip: browserSkipReason() }, (
       page.getByRole('button', { name: 'Estornar' }).click(),
     ]);
     assert.equal(answer.status(), 422);
-    assert.match(await text('[role="alert"]'), /passa do que ainda pode ser estornado/);
+    assert.match(await errorBeside('valor'), /passa do que ainda pode ser estornado/);
+    assert.deepEqual(await axeCheck(page), [], 'the error beside the field');
 
     // The refund form sent twice (a double click): the same order, one refund, both answered as done.
     await settled(state.paidSale);
@@ -222,7 +275,7 @@ describe('the seller panel pages in a browser', { skip: browserSkipReason() }, (
     await visit(`/painel/vendas/${pending}`);
     await page.getByRole('button', { name: 'Cancelar venda' }).click();
     await page.waitForURL(`${base}/painel/vendas/${pending}?feito=cancelada`);
-    assert.equal(await text('[data-venda="status"]'), 'CANCELADO');
+    assert.equal(await text('[data-venda="status"]'), 'Cancelado');
     assert.equal((await api('GET', `/api/transactions/${pending}`, seller.headers)).json().status, 'CANCELADO');
   });
 
@@ -234,13 +287,21 @@ describe('the seller panel pages in a browser', { skip: browserSkipReason() }, (
     await page.getByLabel('Valor (R$)').fill('99,99');
     await page.getByLabel('Chave PIX').fill('529.982.247-25');
     await page.getByRole('button', { name: 'Revisar saque' }).click();
-    assert.match(await text('[role="alert"]'), /abaixo do mínimo/);
+    assert.match(await errorBeside('valor'), /abaixo do mínimo/);
+    assert.equal(await page.locator('#chave').getAttribute('aria-invalid'), null, 'the key is not at fault');
     assert.equal(await page.getByLabel('Chave PIX').inputValue(), '529.982.247-25', 'what was typed stays');
+    await page.getByLabel('Valor (R$)').fill('100,00');
+    await page.getByLabel('Chave PIX').fill('529.982.247-24');
+    await page.getByRole('button', { name: 'Revisar saque' }).click();
+    assert.match(await errorBeside('chave'), /chave PIX não é válida/);
+    assert.equal(await page.locator('#valor').getAttribute('aria-invalid'), null, 'the amount is not at fault');
+    assert.deepEqual(await axeCheck(page), [], 'errors beside the fields');
+    await page.getByLabel('Chave PIX').fill('52998224725');
 
     await page.getByLabel('Valor (R$)').fill('100,00');
     await page.getByRole('button', { name: 'Revisar saque' }).click();
     assert.deepEqual(await axeCheck(page), [], 'the review page');
-    await screenshot(page, 'painel-saque-revisar');
+    assert.equal(await text('[data-saque="chave"]'), 'CPF: 529.982.247-25', 'the key as people write it');
     assert.equal(await text('[data-saque="valor"]'), 'R$ 100,00');
     const fees = await text('[data-saque="tarifas"]');
     const net = await text('[data-saque="liquido"]');
@@ -258,9 +319,11 @@ describe('the seller panel pages in a browser', { skip: browserSkipReason() }, (
       const posted = await page.context().request.post(`${base}/painel/saques`, { form, maxRedirects: 0 });
       assert.equal(posted.status(), 303);
     }
-    await visit('/painel/saques?feito=saque', 'painel-saques');
+    await visit('/painel/saques?feito=saque');
+    assert.equal(await text('[data-saque-chave]'), 'CPF: 529.982.247-25');
     assert.equal(await page.locator('tr[data-saque]').count(), 1, 'one cashout');
     const id = Number(await page.locator('tr[data-saque]').getAttribute('data-saque'));
+    state.cashout = id;
     assert.equal(await text('[data-saque-status]'), 'Pendente');
     for (const [event, shown] of [
       ['PROCESSING', 'Em processamento'],
@@ -278,10 +341,49 @@ describe('the seller panel pages in a browser', { skip: browserSkipReason() }, (
     assert.deepEqual(statuses, ['PROCESSING', 'COMPLETED'], 'the "Notificar saques" webhook told each move');
   });
 
-  test('Extrato: the journal lines, and the whole of it as CSV', async () => {
-    await visit('/painel/extrato', 'painel-extrato');
-    assert.match(await text('tbody'), /Venda paga/);
-    assert.match(await text('tbody'), /Saque pedido/);
+  test('Extrato: each line with the available balance after it, a paid sale and its fee on lines of their own; the CSV says the same', async () => {
+    await visit('/painel/extrato');
+    const rows = await page.locator('table.extrato tbody tr').evaluateAll((trs) =>
+      trs.map((tr) => ({
+        text: (tr.querySelector('[data-extrato="lancamento"]')?.textContent ?? '').trim(),
+        detail: (tr.querySelector('[data-extrato="detalhe"]')?.textContent ?? '').trim(),
+        origin: (tr.children[2]?.textContent ?? '').trim(),
+        amount: (tr.querySelector('[data-extrato="valor"]')?.textContent ?? '').trim(),
+        balance: (tr.querySelector('[data-extrato="saldo"]')?.textContent ?? '').trim(),
+      })),
+    );
+    const available = (await api('GET', '/api/public/balance', seller.headers)).json().available as number;
+    assert.equal(centsOf(rows[0]!.balance), available, "the newest line's balance is the API's available balance");
+    rows.forEach((row, i) => {
+      const before = i + 1 < rows.length ? centsOf(rows[i + 1]!.balance) : 0;
+      assert.equal(centsOf(row.balance), before + centsOf(row.amount), `line ${i + 1} (${row.text}): the balance before it plus its amount`);
+    });
+
+    const sale = (await api('GET', `/api/transactions/${state.paidSale}`, seller.headers)).json();
+    assert.ok(sale.systemFee > 0, 'the paid sale was charged a fee');
+    const ofSale = rows.filter((r) => r.origin === `Venda #${state.paidSale}` && /^(Venda paga|Tarifa da venda)/.test(r.text));
+    assert.deepEqual(
+      ofSale.map((r) => [r.text, centsOf(r.amount)]),
+      [
+        ['Tarifa da venda', -sale.systemFee],
+        ['Venda paga', sale.amount],
+      ],
+      'the sale, then its fee on a line of its own (newest first)',
+    );
+
+    const cashout = (await api('GET', `/api/public/cashout/${state.cashout}`, seller.headers)).json();
+    const ofCashout = rows.filter((r) => r.origin === `Saque #${state.cashout}`);
+    assert.deepEqual(
+      ofCashout.map((r) => [r.text, r.amount]),
+      [
+        ['Saque concluído', '—'],
+        ['Saque pedido', `-R$ ${cashout.amount.replace('.', ',')}`],
+      ],
+      'a cashout: the amount leaves the available balance once, when it is asked for',
+    );
+    const paidOut = `R$ ${cashout.netAmount.replace('.', ',')} enviados por PIX e R$ ${cashout.fees.total.replace('.', ',')} de tarifa`;
+    assert.ok(ofCashout[0]!.detail.startsWith(paidOut), `what the cashout paid out, in words: ${ofCashout[0]!.detail}`);
+
     const csv = await page.context().request.get(`${base}/painel/extrato.csv`);
     assert.equal(csv.status(), 200);
     assert.match(csv.headers()['content-type'] ?? '', /^text\/csv/);
@@ -290,18 +392,24 @@ describe('the seller panel pages in a browser', { skip: browserSkipReason() }, (
       .replace(/^\ufeff/, '')
       .trim()
       .split('\r\n');
-    assert.equal(lines[0], 'lancamento;data;conta;tipo;codigo;valor;venda;saque');
-    const statement = (await api('GET', '/api/public/statement?limit=100', seller.headers)).json().data as { id: number; amount: number }[];
-    assert.equal(lines.length - 1, statement.length, 'every journal line');
-    const total = lines.slice(1).reduce((sum, l) => sum + Math.round(Number(l.split(';')[5]!.replace(',', '.')) * 100), 0);
+    assert.equal(lines[0], 'lancamento;data;descricao;detalhe;venda;saque;valor;saldo_disponivel');
+    const cells = lines.slice(1).map((l) => l.split(';'));
+    const csvCents = (s: string) => Math.round(Number(s.replace(',', '.')) * 100);
+    assert.deepEqual(
+      cells.map((c) => [c[2], csvCents(c[6]!), csvCents(c[7]!)]),
+      rows.map((r) => [r.text, centsOf(r.amount), centsOf(r.balance)]),
+      'the CSV has the lines of the page, with the same amounts and balances',
+    );
+    const statement = (await api('GET', '/api/public/statement?limit=100', seller.headers)).json().data as { bucket: string; amount: number }[];
+    assert.ok(statement.length < 100, 'the whole journal fits one API page');
     assert.equal(
-      total,
-      statement.reduce((sum, l) => sum + l.amount, 0),
-      'the CSV adds up to the API statement',
+      cells.reduce((sum, c) => sum + csvCents(c[6]!), 0),
+      statement.filter((l) => l.bucket === 'available').reduce((sum, l) => sum + l.amount, 0),
+      "the CSV's amounts add up to the API statement's available lines",
     );
   });
 
-  test('Chaves de API: a new key works at once and is shown once; revoked, the API refuses it', async () => {
+  test('Chaves de API: a new key works at once and is shown once; revoking asks first, cancelling keeps it; revoked, the API refuses it', async () => {
     await visit('/painel/chaves');
     await page.getByRole('button', { name: 'Gerar nova chave' }).click();
     const publicKey = await text('[data-chave="publica"]');
@@ -309,36 +417,72 @@ describe('the seller panel pages in a browser', { skip: browserSkipReason() }, (
     assert.deepEqual(await axeCheck(page), [], 'a new key');
     const headers = { 'x-api-public-key': publicKey, 'x-api-private-key': privateKey };
     assert.equal((await api('GET', '/api/public/balance', headers)).statusCode, 200);
-    await visit('/painel/chaves', 'painel-chaves');
+    await visit('/painel/chaves');
     assert.equal((await page.content()).includes(privateKey), false, 'never shown again');
-    await page.getByRole('button', { name: `Revogar ${publicKey}` }).click();
+
+    // A post that skips the confirmation page (an old page's form) is sent to it, and revokes nothing.
+    const csrf = await page.locator('input[name="csrf"]').first().inputValue();
+    const skipped = await page.context().request.post(`${base}/painel/chaves/${publicKey}/revogar`, { form: { csrf }, maxRedirects: 0 });
+    assert.equal(skipped.status(), 303);
+    assert.equal(skipped.headers().location, `/painel/chaves/${publicKey}/revogar`);
+    assert.equal((await api('GET', '/api/public/balance', headers)).statusCode, 200, 'not revoked without confirming');
+
+    await page.getByRole('link', { name: `Revogar ${publicKey}` }).click();
+    await page.waitForURL(`${base}/painel/chaves/${publicKey}/revogar`);
+    assert.equal(await text('h1'), 'Revogar esta chave?');
+    assert.match(await text('[data-confirmar="consequencias"]'), /deixa de ser aceito pela API na hora\. A outra chave ativa continua valendo/);
+    assert.match((await page.getByRole('button', { name: 'Revogar chave' }).getAttribute('class')) ?? '', /\bperigo\b/, 'a danger button');
+    assert.deepEqual(await axeCheck(page), [], 'the confirmation page');
+    await page.getByRole('link', { name: 'Cancelar e manter a chave' }).click();
+    await page.waitForURL(`${base}/painel/chaves`);
+    assert.equal((await api('GET', '/api/public/balance', headers)).statusCode, 200, 'cancelled: the key still works');
+
+    await page.getByRole('link', { name: `Revogar ${publicKey}` }).click();
+    await page.getByRole('button', { name: 'Revogar chave' }).click();
     await page.waitForURL(`${base}/painel/chaves?feito=revogada`);
     assert.equal((await api('GET', '/api/public/balance', headers)).statusCode, 401);
     assert.equal((await api('GET', '/api/public/balance', seller.headers)).statusCode, 200, 'the other key still works');
+    assert.equal((await page.goto(`${base}/painel/chaves/${publicKey}/revogar`))?.status(), 404, 'a revoked key has no confirmation page');
+
+    // The only active key left: its page says that revoking it stops every integration at once.
+    await page.goto(`${base}/painel/chaves/${seller.publicKey}/revogar`);
+    assert.match(await text('[data-confirmar="consequencias"]'), /única chave ativa.*para de funcionar na hora/s);
   });
 
-  test('Chaves de API: the signing secret of the notifications is shown on demand and can be rotated', async () => {
+  test('Chaves de API: the signing secret of the notifications is shown on demand; rotating it asks first, and happens once per form', async () => {
     await visit('/painel/chaves');
     const secret = page.locator('[data-segredo="atual"]');
     assert.equal(await secret.isVisible(), false, 'hidden until asked for');
     await page.getByText('Mostrar o segredo de assinatura').click();
     const shown = await text('[data-segredo="atual"]');
     assert.equal(shown, (await api('GET', '/api/signing-secret', seller.headers)).json().secret);
+
+    await page.getByRole('link', { name: 'Trocar o segredo' }).click();
+    await page.waitForURL(`${base}/painel/chaves/segredo/trocar`);
+    assert.equal(await text('h1'), 'Trocar o segredo de assinatura?');
+    assert.match(await text('[data-confirmar="consequencias"]'), /O atual ainda assina junto por 24 horas/);
+    assert.deepEqual(await axeCheck(page), [], 'the confirmation page');
+    await page.getByRole('link', { name: 'Cancelar e manter o segredo' }).click();
+    await page.waitForURL(`${base}/painel/chaves`);
+    assert.equal((await api('GET', '/api/signing-secret', seller.headers)).json().secret, shown, 'cancelled: the same secret');
+
+    await page.goto(`${base}/painel/chaves/segredo/trocar`);
     // The same form sent twice (a double click, a reload) rotates once: the first new secret stays.
-    const form = {
-      csrf: await page.locator('input[name="csrf"]').first().inputValue(),
-      pedido: await page.locator('form[action="/painel/chaves/segredo/trocar"] input[name="pedido"]').inputValue(),
-    };
+    const form = Object.fromEntries(
+      await page
+        .locator('form[action="/painel/chaves/segredo/trocar"] input')
+        .evaluateAll((inputs) => inputs.map((i) => [(i as HTMLInputElement).name, (i as HTMLInputElement).value])),
+    );
     const twice = await page.context().request.post(`${base}/painel/chaves/segredo/trocar`, { form, maxRedirects: 0 });
     assert.equal(twice.status(), 303);
     const afterFirst = (await api('GET', '/api/signing-secret', seller.headers)).json().secret;
+    assert.notEqual(afterFirst, shown);
     await page.getByRole('button', { name: 'Trocar o segredo' }).click();
     await page.waitForURL(`${base}/painel/chaves?feito=segredo`);
     assert.equal((await api('GET', '/api/signing-secret', seller.headers)).json().secret, afterFirst, 'one rotation for one form');
     assert.match(await text('main'), /Segredo trocado/);
     assert.match(await text('main'), /O segredo anterior também assina até/);
     const rotated = (await api('GET', '/api/signing-secret', seller.headers)).json();
-    assert.notEqual(rotated.secret, shown);
     assert.notEqual(rotated.previousSecretExpiresAt, null);
     await page.getByText('Mostrar o segredo de assinatura').click();
     assert.equal(await text('[data-segredo="atual"]'), rotated.secret);
@@ -377,7 +521,8 @@ describe('the seller panel pages in a browser', { skip: browserSkipReason() }, (
       [`/painel/notificacoes/${notificationId}/reenviar`, 403],
       [`/painel/chaves/${seller.publicKey}/revogar`, 404],
     ] as const) {
-      const posted = await intruder.context().request.post(`${base}${path}`, { form: { csrf, valor: '', pedido: 'x'.repeat(24) }, maxRedirects: 0 });
+      const form = { csrf, valor: '', pedido: 'x'.repeat(24), confirmar: 'sim' };
+      const posted = await intruder.context().request.post(`${base}${path}`, { form, maxRedirects: 0 });
       assert.equal(posted.status(), status, path);
     }
     assert.equal((await api('GET', `/api/transactions/${state.paidSale}/refunds`, seller.headers)).json().data.length, before.refunds, 'no refund');
@@ -404,12 +549,18 @@ describe('the seller panel pages in a browser', { skip: browserSkipReason() }, (
   });
 
   test('Conta: the password changes only with the current one; the new one logs in', async () => {
-    await visit('/painel/conta', 'painel-conta');
+    await visit('/painel/conta');
+    await page.getByLabel('Senha atual').fill('nao-e-a-senha-atual');
+    await page.getByLabel(/^Nova senha/).fill(NEW_PASSWORD);
+    await page.getByLabel('Repita a nova senha').fill(`${NEW_PASSWORD}-outra`);
+    await page.getByRole('button', { name: 'Trocar senha' }).click();
+    assert.match(await errorBeside('confirmacao'), /não são iguais/);
     await page.getByLabel('Senha atual').fill('nao-e-a-senha-atual');
     await page.getByLabel(/^Nova senha/).fill(NEW_PASSWORD);
     await page.getByLabel('Repita a nova senha').fill(NEW_PASSWORD);
     await page.getByRole('button', { name: 'Trocar senha' }).click();
-    assert.match(await text('[role="alert"]'), /senha atual está incorreta/);
+    assert.match(await errorBeside('atual'), /senha atual está incorreta/);
+    assert.equal(await page.locator('#nova').getAttribute('aria-invalid'), null, 'only the field at fault');
     await page.getByLabel('Senha atual').fill(PASSWORD);
     await page.getByLabel(/^Nova senha/).fill(NEW_PASSWORD);
     await page.getByLabel('Repita a nova senha').fill(NEW_PASSWORD);

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { axeCheck, browserSkipReason, launchBrowser, newPage, screenshot } from '../helpers/browser.ts';
+import { axeCheck, browserSkipReason, launchBrowser, newPage } from '../helpers/browser.ts';
 import { pixExample } from '../helpers/fixtures.ts';
 import { adminHeaders, type Gateway, type SellerKeys, startGateway } from '../helpers/gateway.ts';
 
@@ -49,7 +49,15 @@ describe('the seller panel in a browser', { skip: browserSkipReason() }, () => {
     await page.goto(link);
     assert.equal(await page.locator('h1').textContent(), 'Crie sua senha');
     assert.deepEqual(await axeCheck(page), [], 'invite page');
-    await screenshot(page, 'painel-convite');
+    // Two passwords that differ: the error stands beside the second, which it is about.
+    await page.getByLabel('Senha', { exact: true }).fill(PASSWORD);
+    await page.getByLabel('Repita a senha').fill(`${PASSWORD}-outra`);
+    await page.getByRole('button', { name: 'Criar senha e entrar' }).click();
+    assert.equal(await page.locator('#confirmacao').getAttribute('aria-invalid'), 'true');
+    assert.equal(await page.locator('#confirmacao').getAttribute('aria-describedby'), 'confirmacao-erro');
+    assert.equal(await page.locator('#confirmacao-erro').textContent(), 'As duas senhas não são iguais.');
+    assert.equal(await page.locator('#senha').getAttribute('aria-invalid'), null, 'the first one is not at fault');
+    assert.deepEqual(await axeCheck(page), [], 'the error beside its field');
     await page.getByLabel('Senha', { exact: true }).fill(PASSWORD);
     await page.getByLabel('Repita a senha').fill(PASSWORD);
     await page.getByRole('button', { name: 'Criar senha e entrar' }).click();
@@ -57,9 +65,8 @@ describe('the seller panel in a browser', { skip: browserSkipReason() }, () => {
     assert.equal(await page.locator('[data-saldo="disponivel"]').textContent(), 'R$ 147,02');
     assert.equal(await page.locator('[data-saldo="total"]').textContent(), 'R$ 147,02');
     assert.match((await page.locator('svg.grafico').getAttribute('aria-label')) ?? '', /R\$ 150,00 no total/);
-    assert.match((await page.locator('table').textContent()) ?? '', new RegExp(`#${id}.*PIX.*PAGO.*R\\$ 150,00`, 's'));
+    assert.match((await page.locator('table').textContent()) ?? '', new RegExp(`#${id}.*PIX.*Pago.*R\\$ 150,00`, 's'));
     assert.deepEqual(await axeCheck(page), [], 'Início');
-    await screenshot(page, 'painel-inicio');
 
     // The invite is one-use.
     const again = await page.goto(link);
@@ -73,7 +80,6 @@ describe('the seller panel in a browser', { skip: browserSkipReason() }, () => {
     await page.goto(`${base}/painel`);
     await page.waitForURL(`${base}/painel/entrar`);
     assert.deepEqual(await axeCheck(page), [], 'login page');
-    await screenshot(page, 'painel-entrar');
     await page.getByLabel('E-mail').fill('painel@example.com');
     await page.getByLabel('Senha').fill(PASSWORD);
     await page.getByRole('button', { name: 'Entrar' }).click();

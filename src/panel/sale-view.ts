@@ -1,0 +1,64 @@
+/** A sale's page as the seller reads it: every code in words, money in reais, dates in São Paulo time. */
+import { formatDocument, formatPhone, reais, whenSaoPaulo } from './format.ts';
+import {
+  announcedStatus,
+  deliveryInWords,
+  labelOf,
+  notification_kinds,
+  payment_methods,
+  refund_statuses,
+  sale_events,
+  sale_statuses,
+} from './labels.ts';
+import type { saleDetail } from './sale-detail.ts';
+
+type Detail = Extract<Awaited<ReturnType<typeof saleDetail>>, { ok: true }>['value'];
+
+export function saleView(d: Detail) {
+  const { row, sale } = d;
+  return {
+    sale,
+    status: labelOf(sale_statuses, row.status),
+    created: labelOf(sale_statuses, 'PENDENTE'),
+    method: labelOf(payment_methods, row.payment_method),
+    when: whenSaoPaulo(row.created_at),
+    customer: {
+      name: sale.customer.name,
+      email: sale.customer.email,
+      document: sale.customer.document ? formatDocument(sale.customer.document) : null,
+      phone: sale.customer.phone ? formatPhone(sale.customer.phone) : null,
+    },
+    money: {
+      amount: reais(row.amount),
+      fee: row.system_fee === null ? '—' : reais(row.system_fee),
+      net: row.net_amount === null ? '—' : reais(row.net_amount),
+      refunded: reais(row.refunded_amount),
+      refundable: reais(d.refundable),
+    },
+    items: sale.items.map((i) => ({ ...i, unitPrice: reais(i.unitPrice) })),
+    qr: d.qr,
+    history: d.history.map((h) => ({
+      when: whenSaoPaulo(h.created_at),
+      from: labelOf(sale_statuses, h.from_status),
+      to: labelOf(sale_statuses, h.to_status),
+      event: labelOf(sale_events, h.event),
+    })),
+    refunds: d.refunds.map((r) => ({
+      id: r.id,
+      amount: reais(r.amount),
+      status: labelOf(refund_statuses, r.status),
+      reason: r.failure_reason,
+      when: whenSaoPaulo(r.created_at),
+    })),
+    notifications: d.notifications.map((n) => ({
+      when: whenSaoPaulo(n.created_at),
+      kind: labelOf(notification_kinds, n.kind),
+      url: n.url,
+      event: announcedStatus(n.kind, n.event_status),
+      delivery: deliveryInWords(n.status, n.attempts, n.last_response_status),
+    })),
+    refundPending: row.refund_pending > 0,
+    canRefund: row.status === 'PAGO' && d.refundable > 0 && row.refund_pending === 0,
+    canCancel: row.status === 'PENDENTE' || row.status === 'FALHA',
+  };
+}
