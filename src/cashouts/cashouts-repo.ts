@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/db.ts';
-import { maybeOne, run, sql } from '../db/sql.ts';
+import { before, maybeOne, run, sql } from '../db/sql.ts';
 import type { CashoutMoney } from '../domain/cashout-postings.ts';
 import type { CashoutEvent, CashoutStatus } from '../domain/cashout-states.ts';
 import type { PixKeyType } from '../domain/pix-keys.ts';
@@ -45,7 +45,7 @@ export function cashoutMoney(row: CashoutRow): CashoutMoney {
 export async function listCashouts(q: Queryable, sellerId: number, beforeId: number | null, limit: number): Promise<CashoutRow[]> {
   const r = await run<CashoutRow>(
     q,
-    sql`SELECT * FROM cashouts WHERE seller_id = ${sellerId} AND (${beforeId}::bigint IS NULL OR id < ${beforeId}) ORDER BY id DESC LIMIT ${limit}`,
+    sql`SELECT * FROM cashouts WHERE seller_id = ${sellerId} AND ${before('id', beforeId)} ORDER BY id DESC LIMIT ${limit}`,
   );
   return r.rows;
 }

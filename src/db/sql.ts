@@ -54,3 +54,11 @@ export function one<T>(r: QueryResult<T>): T {
 export function maybeOne<T>(r: QueryResult<T>): T | null {
   return r.rows[0] ?? null;
 }
+
+/**
+ * `column < beforeId`, every row without a cursor: one range a generic plan still walks in the
+ * index from the cursor, where `$n IS NULL OR id < $n` would make it filter every row of the seller.
+ */
+export function before(column: string, beforeId: number | null): Sql {
+  return sql`${raw(column)} < coalesce(${beforeId}::bigint, 9223372036854775807)`;
+}

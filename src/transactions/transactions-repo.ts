@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/db.ts';
-import { maybeOne, run, sql } from '../db/sql.ts';
+import { before, maybeOne, run, sql } from '../db/sql.ts';
 import type { FeeSchedule } from '../domain/fees.ts';
 import type { ProviderName } from '../domain/provider-facts.ts';
 import type { ShippingInput } from '../domain/sale-request.ts';
@@ -95,7 +95,7 @@ export async function listTransactions(q: Queryable, f: ListFilter): Promise<Tra
     q,
     sql`SELECT ${columns} FROM transactions t
         WHERE t.seller_id = ${f.sellerId} AND (${status}::text IS NULL OR t.status = ${status}) AND (${method}::text IS NULL OR t.payment_method = ${method})
-          AND (${f.beforeId}::bigint IS NULL OR t.id < ${f.beforeId}) AND (${from}::timestamptz IS NULL OR t.created_at >= ${from})
+          AND ${before('t.id', f.beforeId)} AND (${from}::timestamptz IS NULL OR t.created_at >= ${from})
           AND (${until}::timestamptz IS NULL OR t.created_at < ${until})
         ORDER BY t.id DESC LIMIT ${f.limit}`,
   );

@@ -11,12 +11,14 @@ import { cardExample, pixExample } from '../helpers/fixtures.ts';
 import { type Gateway, type SellerKeys, startGateway } from '../helpers/gateway.ts';
 
 // Today's counts; lower them as the paths get leaner, never raise them without a reason.
-const CEILINGS = { keyedCardSale: 5, keyedPixSale: 13, balance: 1 };
+const CEILINGS = { keyedCardSale: 5, keyedPixSale: 8, balance: 1 };
 
 describe('statements per request (PostgreSQL)', { skip: onPostgres ? false : 'PostgreSQL only (TEST_DATABASE_URL)' }, () => {
   let gw: Gateway;
   let seller: SellerKeys;
   const seen: string[] = [];
+  /** Every statement of the counted request, whole, with its values. */
+  const whole: { text: string; values: unknown[] }[] = [];
   let counting = false;
   const original = pg.Client.prototype.query;
 
@@ -25,10 +27,13 @@ describe('statements per request (PostgreSQL)', { skip: onPostgres ? false : 'Po
     await gw.app.listen({ port: 0, host: '127.0.0.1' });
     seller = await gw.createSeller();
     pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      const config = args[0] as string | { text: string };
+      const config = args[0] as string | { text: string; values?: unknown[] };
       const text = typeof config === 'string' ? config : config.text;
       // The availability heartbeat is the process's, not a request's.
-      if (counting && text !== 'SELECT 1') seen.push(text.trim().split(/\s+/).slice(0, 4).join(' '));
+      if (counting && text !== 'SELECT 1') {
+        seen.push(text.trim().split(/\s+/).slice(0, 4).join(' '));
+        whole.push({ text, values: typeof config === 'string' ? [] : (config.values ?? []) });
+      }
       return (original as (...a: unknown[]) => unknown).apply(this, args);
     } as typeof original;
   });
@@ -48,6 +53,7 @@ describe('statements per request (PostgreSQL)', { skip: onPostgres ? false : 'Po
     const warm = await send(); // the first of a kind pays once-only costs (a PSP token, prepared statements)
     assert.ok(warm.statusCode < 300, warm.body);
     seen.length = 0;
+    whole.length = 0;
     counting = true;
     try {
       const res = await send();
@@ -68,6 +74,27 @@ describe('statements per request (PostgreSQL)', { skip: onPostgres ? false : 'Po
     for (const [name, n] of Object.entries(counts)) {
       assert.ok(n > 0, `${name}: the counter saw its statements`);
       assert.ok(n <= CEILINGS[name as keyof typeof CEILINGS], `${name}: ${n} statements, ceiling ${CEILINGS[name as keyof typeof CEILINGS]}`);
+    }
+  });
+
+  test("the transaction list's cursor is a range the generic plan walks in the index, never a filter over the seller's rows", async () => {
+    await count('GET', '/api/transactions?limit=2');
+    const first = (await gw.app.inject({ method: 'GET', url: '/api/transactions?limit=1', headers: seller.headers })).json();
+    await count('GET', `/api/transactions?limit=2&cursor=${first.nextCursor}`);
+    const list = whole.find((w) => /FROM transactions t\s+WHERE/.test(w.text));
+    assert.ok(list, 'the list statement was seen');
+    // The plan PostgreSQL may settle on after five executions: parameters unknown when planned.
+    const client = new pg.Client({ connectionString: gw.config.databaseUrl });
+    await client.connect();
+    try {
+      await client.query('SET plan_cache_mode = force_generic_plan');
+      await client.query(`PREPARE listed AS ${list.text}`);
+      const literal = (v: unknown) => (v === null ? 'NULL' : `'${String(v).replaceAll("'", "''")}'`);
+      const plan = await client.query(`EXPLAIN (FORMAT JSON) EXECUTE listed(${list.values.map(literal).join(', ')})`);
+      const text = JSON.stringify(plan.rows[0]['QUERY PLAN']);
+      assert.match(text, /"Index Cond":"\(\(seller_id = \$\d+\) AND \(id < COALESCE\(\$\d+, '9223372036854775807'::bigint\)\)\)"/, text);
+    } finally {
+      await client.end();
     }
   });
 });

@@ -1,6 +1,6 @@
 /** The provider-event store (CONTRACT §14): every fact a provider told the gateway, once. */
 import type { Queryable } from '../../db/db.ts';
-import { maybeOne, one, run, sql } from '../../db/sql.ts';
+import { before, maybeOne, one, run, sql } from '../../db/sql.ts';
 import type { Fact, FactState, Followup, ProviderFact, ProviderName } from '../../domain/provider-facts.ts';
 
 export type FollowupStatus = 'TO_SEND' | 'SENT' | 'DONE' | 'REFUSED';
@@ -135,7 +135,7 @@ export async function listEvents(q: Queryable, f: EventFilter): Promise<StoredEv
     q,
     sql`SELECT * FROM provider_events
         WHERE (${f.state ?? null}::text IS NULL OR state = ${f.state ?? null}) AND (${f.provider ?? null}::text IS NULL OR provider = ${f.provider ?? null})
-          AND (${f.beforeId}::bigint IS NULL OR id < ${f.beforeId})
+          AND ${before('id', f.beforeId)}
         ORDER BY id DESC LIMIT ${f.limit}`,
   );
   return r.rows;

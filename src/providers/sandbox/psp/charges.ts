@@ -10,7 +10,7 @@ import type { Db, Queryable } from '../../../db/db.ts';
 import { maybeOne, one, run, sql } from '../../../db/sql.ts';
 import { buildBoleto, formatDigitableLine, freeFieldForSale } from '../../../domain/boleto.ts';
 import type { CallbackSender } from './callbacks.ts';
-import { insertCob, saveRevision } from './cob-store.ts';
+import { insertCob } from './cob-store.ts';
 import type { PspClock, PspLogger } from './types.ts';
 
 export interface ChargeRow {
@@ -84,7 +84,7 @@ export class Charges {
       const pix = this.o.pixCharge(txid, c.totalCents);
       const now = this.o.clock.now();
       const fields = { expiracao: 365 * 86_400, originalCents: c.totalCents, modalidadeAlteracao: 0 as const, chave: pix.chave };
-      const cob = await insertCob(q, {
+      await insertCob(q, {
         txid,
         fields,
         criacao: now,
@@ -92,7 +92,6 @@ export class Charges {
         location: pix.location,
         pixCopiaECola: pix.pixCopiaECola,
       });
-      if (cob) await saveRevision(q, cob);
       const history = [{ id: 1, status: 'waiting', previous: 'new', at: now.toISOString() }];
       return one(
         await run<ChargeRow>(

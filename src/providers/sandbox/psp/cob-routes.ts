@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Db, Queryable } from '../../../db/db.ts';
 import { canonicalJson } from '../../../domain/canonical-json.ts';
 import { dynamicBrCode, type Merchant } from './brcode.ts';
-import { type CobRow, cobJson, fieldsOf, findCob, findRevision, insertCob, reviseCob, saveRevision } from './cob-store.ts';
+import { type CobRow, cobJson, fieldsOf, findCob, findRevision, insertCob, type NewCob, reviseCob, saveRevision } from './cob-store.ts';
 import { type CobFields, checkAmount, checkCobRevisada, checkCobSolicitada } from './cob-validate.ts';
 import { LOCATION_PATH } from './location.ts';
 import { pixOfTxid } from './pix-store.ts';
@@ -47,6 +47,10 @@ export function registerCobRoutes(app: FastifyInstance, o: CobRouteOptions): voi
       throw cobInvalida([{ razao: 'O txid deve ter de 26 a 35 caracteres [a-zA-Z0-9].', propriedade: 'txid', valor: txid }]);
     const checked = checkCobSolicitada(request.body, o.receiverKey);
     if (!checked.ok) throw cobInvalida(checked.violacoes);
+    // A new txid, the usual case, is one statement (no transaction, no Pix to look for: none can be
+    // of a charge made this instant); one that exists is revised, or answered as it is, under its lock.
+    const created = await insertCob(o.db, newCob(o, txid, checked.value));
+    if (created) return reply.status(201).send(cobJson(created));
     const row = await o.db.tx((q) => putCob(q, o, txid, checked.value));
     return reply.status(201).send(await cobWithPix(o.db, row));
   });
@@ -87,31 +91,28 @@ export function registerCobRoutes(app: FastifyInstance, o: CobRouteOptions): voi
   });
 }
 
+function newCob(o: CobRouteOptions, txid: string, fields: CobFields): NewCob {
+  const criacao = o.clock.now();
+  const locToken = newLocationToken();
+  const location = `${o.publicHost()}${LOCATION_PATH}${locToken}`;
+  return { txid, fields, criacao, locToken, location, pixCopiaECola: dynamicBrCode(location, o.merchant) };
+}
+
 /**
- * A new charge; the same request again answers the stored one. The file lets PUT alter a charge
- * that is still ATIVA (a new revision) and refuses to alter one that is not.
+ * A charge that exists (or was made meanwhile by a concurrent PUT): the same request again answers
+ * it as stored. The file lets PUT alter a charge that is still ATIVA (a new revision) and refuses to
+ * alter one that is not.
  */
 async function putCob(q: Queryable, o: CobRouteOptions, txid: string, fields: CobFields): Promise<CobRow> {
-  let existing = await findCob(q, txid, true);
-  if (!existing) {
-    const criacao = o.clock.now();
-    const locToken = newLocationToken();
-    const location = `${o.publicHost()}${LOCATION_PATH}${locToken}`;
-    const pixCopiaECola = dynamicBrCode(location, o.merchant);
-    const inserted = await insertCob(q, { txid, fields, criacao, locToken, location, pixCopiaECola });
-    if (inserted) {
-      await saveRevision(q, inserted);
-      return inserted;
-    }
-    existing = (await findCob(q, txid, true))!; // created meanwhile by another PUT
-  }
+  const existing = (await findCob(q, txid, true)) ?? (await insertCob(q, newCob(o, txid, fields)));
+  if (!existing) throw new Error(`charge ${txid}: neither found nor made`);
   if (sameFields(fields, fieldsOf(existing))) return existing;
   if (existing.status !== 'ATIVA') throw notAtiva('alterá');
   return revise(q, existing, fields, 'ATIVA');
 }
 
+/** The superseded revision is kept as it was answered (a charge's current revision is its row). */
 async function revise(q: Queryable, existing: CobRow, fields: CobFields, status: CobRow['status']): Promise<CobRow> {
-  const row = await reviseCob(q, existing.txid, fields, status);
-  await saveRevision(q, row);
-  return row;
+  await saveRevision(q, existing);
+  return reviseCob(q, existing.txid, fields, status);
 }
