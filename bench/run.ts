@@ -46,7 +46,9 @@ async function startServer(databaseUrl: string | undefined): Promise<Server> {
   };
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
   else delete env.DATABASE_URL;
-  const child = fork(new URL('./server.ts', import.meta.url).pathname, [], { env, execArgv: ['--import', 'tsx'] });
+  // BENCH_PROFILE=dir: the gateway's CPU profile (.cpuprofile, for Chrome's DevTools) written there at its exit.
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const child = fork(new URL('./server.ts', import.meta.url).pathname, [], { env, execArgv: ['--import', 'tsx', ...profile] });
   const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   let seq = 0;
   const ready = await new Promise<{ gateway: string; bare: string; adminToken: string }>((resolve, reject) => {
