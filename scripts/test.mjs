@@ -63,28 +63,57 @@ const fileReporter = new URL('./test-reporter.mjs', import.meta.url).href;
 // With spec, the file reporter still runs beside it: its summary line is what the counts come from.
 const reporters = [...(verbose ? ['spec'] : []), fileReporter].flatMap((r) => [`--test-reporter=${r}`, '--test-reporter-destination=stdout']);
 
+// Each file's process leads a process group of its own, so that stopping it stops what it started
+// (node --test runs the file in a grandchild; a test may start gateways). Ctrl-C stops them all.
+const running = new Set();
+const stopAll = () => {
+  for (const child of running) {
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {}
+  }
+};
+for (const signal of ['SIGINT', 'SIGTERM'])
+  process.on(signal, () => {
+    stopAll();
+    process.exit(130);
+  });
+
+function countsOf(text) {
+  const line = text.split('\n').find((l) => l.startsWith(SUMMARY));
+  try {
+    return line ? JSON.parse(line.slice(SUMMARY.length)) : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Runs one file in its own process; resolves with its counts, its report and how long it took. */
 function runFile(file) {
   const started = Date.now();
   const child = spawn(process.execPath, ['--import', 'tsx', '--test', ...reporters, file], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
+  running.add(child);
   let text = '';
-  child.stdout.on('data', (chunk) => {
-    text += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    text += chunk;
-  });
+  for (const stream of [child.stdout, child.stderr]) {
+    stream.setEncoding('utf8'); // a character split between two chunks stays whole
+    stream.on('data', (chunk) => {
+      text += chunk;
+    });
+  }
   const timer = setTimeout(() => {
     text += `\n  ✖ stopped after ${FILE_TIME_LIMIT_MS / 1000} s (TEST_FILE_TIMEOUT_SECONDS)\n`;
-    child.kill('SIGKILL');
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {}
   }, FILE_TIME_LIMIT_MS);
   return new Promise((resolve) => {
     child.on('close', (code) => {
       clearTimeout(timer);
-      const line = text.split('\n').find((l) => l.startsWith(SUMMARY));
-      const counts = line ? JSON.parse(line.slice(SUMMARY.length)) : null;
+      running.delete(child);
+      const counts = countsOf(text);
       const report = text
         .split('\n')
         .filter((l) => !l.startsWith(SUMMARY))

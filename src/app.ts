@@ -104,6 +104,14 @@ function requestForLog(req: { method: string; url: string; host?: string; ip?: s
   };
 }
 
+/** Fastify's two lines per request give way to the one onResponse writes; its error lines stay. */
+class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+  override requestCompleted(...args: Parameters<LogController['requestCompleted']>): void {
+    if (args[0]) super.requestCompleted(...args);
+  }
+}
+
 /** Seller routes plug in here; later features add theirs to the lists. */
 export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promise<App> {
   const app = Fastify({
@@ -114,7 +122,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
       ...(options.logStream ? { stream: options.logStream } : {}),
     },
     // One line per request, written by the onResponse hook below, instead of Fastify's two.
-    logController: new LogController({ disableRequestLogging: true }),
+    logController: new OneLinePerRequest(),
     bodyLimit: body_limit_bytes,
     ...serverOptions(ctx.config),
     genReqId: () => randomUUID(),

@@ -38,7 +38,8 @@ export const claimIs = (ids: KeyIds, token: string) => sql`${keyIs(ids)} AND cla
  */
 export async function claimKey(db: Db, ids: KeyIds, now: Date): Promise<Claim> {
   const token = randomBytes(16).toString('hex');
-  // Neither statement waits for another request: its claim, locked by its answer's transaction, is simply held.
+  // A claim locked by another request's answer transaction is simply held (SKIP LOCKED); the insert
+  // may wait for that transaction's end, then finds the key free and its answer stored.
   const fresh = await run(
     db,
     sql`INSERT INTO idempotency_claims (seller_id, endpoint, key, claimed_by, claimed_until)
@@ -56,12 +57,18 @@ export async function claimKey(db: Db, ids: KeyIds, now: Date): Promise<Claim> {
     ).rowCount === 1;
   if (!claimed) return { kind: 'held' };
   const claim = holding(db, claimIs(ids, token), token);
-  const answer = maybeOne(
-    await run<{ request_hash: string; response_status: number; response_body: string }>(
-      db,
-      sql`SELECT request_hash, response_status, response_body FROM idempotency_keys WHERE ${keyIs(ids)} AND expires_at > ${now}`,
-    ),
-  );
+  let answer: { request_hash: string; response_status: number; response_body: string } | null;
+  try {
+    answer = maybeOne(
+      await run<{ request_hash: string; response_status: number; response_body: string }>(
+        db,
+        sql`SELECT request_hash, response_status, response_body FROM idempotency_keys WHERE ${keyIs(ids)} AND expires_at > ${now}`,
+      ),
+    );
+  } catch (error) {
+    await claim.release(); // else its renewal would hold the key for the life of the process
+    throw error;
+  }
   if (!answer) return claim;
   await claim.release();
   return { kind: 'answered', requestHash: answer.request_hash, status: answer.response_status, body: answer.response_body };
@@ -80,7 +87,7 @@ function holding(db: Db, mine: Sql, token: string): Extract<Claim, { kind: 'clai
     kind: 'claimed',
     token,
     stop: () => clearInterval(timer),
-    // A 5xx is not kept (CONTRACT §3): the client may retry at once.
+    // The request ended without a stored answer (a 5xx is not kept, CONTRACT §3): the key is free for a retry at once.
     release: async () => {
       clearInterval(timer);
       await run(db, sql`DELETE FROM idempotency_claims WHERE ${mine}`).catch(() => {});

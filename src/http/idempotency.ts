@@ -112,7 +112,12 @@ export async function idempotent<P = null>(
   }
 }
 
-/** The provider call is made once the key is this request's, outside any transaction; the write then checks the claim still is. */
+/**
+ * The provider call is made once the key is this request's, outside any transaction; the write then
+ * checks the claim still is. A refusal here is stored in the answer's own transaction, rolled back to
+ * a savepoint: after a rollback the claim's lease, not renewed while that transaction held it, could
+ * already be another request's, which would call the provider again.
+ */
 async function claimedFirst<P>(
   req: IdempotentRequest,
   ids: KeyIds,
@@ -123,31 +128,45 @@ async function claimedFirst<P>(
   const claim = await claimKey(req.db, ids, req.now);
   if (claim.kind === 'held') throw inUse();
   if (claim.kind === 'answered') return replayOf(claim.requestHash, claim.status, claim.body, fingerprint);
-  const storeEnding = async (q: Queryable, answer: Answer) =>
-    (await holdClaim(q, ids, claim.token)) && storeEndingClaim(q, req, fingerprint, answer, claim.token);
   try {
     const prepared = await prepare();
-    const answer = await req.db.tx(async (q): Promise<Answer> => {
+    const outcome = await req.db.tx(async (q) => {
       if (!(await holdClaim(q, ids, claim.token))) throw inUse();
-      const answer = await workOf(() => run(q, prepared));
+      await runSql(q, sql`SAVEPOINT idempotent_request`);
+      const { answer, refusal } = await workOrKeptRefusal(q, () => run(q, prepared));
       if (!(await storeEndingClaim(q, req, fingerprint, answer, claim.token))) throw new AnsweredMeanwhile();
-      return answer;
+      return { answer, refusal };
     });
     claim.stop(); // ended by the commit
-    return { ...answer, replayed: false };
+    if (outcome.refusal) throw outcome.refusal;
+    return { ...outcome.answer, replayed: false };
   } catch (error) {
     try {
-      return await afterFailure(req, ids, fingerprint, error, storeEnding);
+      return await afterFailure(req, ids, fingerprint, error, async () => false);
     } finally {
-      await claim.release(); // a no-op when the refusal's store ended it
+      await claim.release(); // a no-op when the answer's commit ended it
     }
   }
 }
 
+/** The work's answer; a 4xx refusal instead, its work rolled back to the savepoint; a 5xx thrown. */
+async function workOrKeptRefusal(q: Queryable, work: () => Promise<Work>): Promise<{ answer: Answer; refusal: ApiError | null }> {
+  try {
+    return { answer: await workOf(work), refusal: null };
+  } catch (error) {
+    if (!(error instanceof WorkRefused) || errorBody(error.refusal.code, '').status >= 500) throw error;
+    await runSql(q, sql`ROLLBACK TO SAVEPOINT idempotent_request`);
+    const { refusal } = error;
+    const { status, body } = errorBody(refusal.code, refusal.message, refusal.details);
+    return { answer: { status, body }, refusal };
+  }
+}
+
 /**
- * A keyed request whose transaction did not commit: a 4xx refusal of its work is stored under the
- * key (in a transaction of its own: the work it interrupted is gone with the rollback); an answer
- * stored meanwhile by another request is replayed; anything else is thrown as it came.
+ * A keyed request whose transaction did not commit. A 4xx refusal of its work is stored under the
+ * key (in a transaction of its own: the work it interrupted is gone with the rollback). Otherwise an
+ * answer stored by another request is what the key answers (this one ran second, or failed while the
+ * first was answering); without one, the error stands.
  */
 async function afterFailure(
   req: IdempotentRequest,
@@ -156,16 +175,16 @@ async function afterFailure(
   error: unknown,
   keep: (q: Queryable, answer: Answer) => Promise<boolean>,
 ): Promise<StoredResponse> {
-  if (error instanceof WorkRefused) {
-    const refusal = error.refusal;
-    // A 5xx is not kept (CONTRACT §3): the client may retry at once.
-    if (errorBody(refusal.code, '').status >= 500) throw refusal;
+  const refusal = error instanceof WorkRefused ? error.refusal : null;
+  // A 5xx is not kept (CONTRACT §3): the client may retry at once.
+  if (refusal && errorBody(refusal.code, '').status < 500) {
     const { status, body } = errorBody(refusal.code, refusal.message, refusal.details);
     if (await req.db.tx((q) => keep(q, { status, body }))) throw refusal;
-  } else if (!(error instanceof AnsweredMeanwhile)) throw error;
-  const stored = await storedAnswer(req.db, ids, req.now, fingerprint);
-  if (!stored) throw inUse();
-  return stored;
+  }
+  const stored = await storedAnswer(req.db, ids, req.now, fingerprint).catch(() => null);
+  if (stored) return stored;
+  if (error instanceof AnsweredMeanwhile) throw inUse();
+  throw refusal ?? error;
 }
 
 /** One round trip: the key's advisory lock, another request's live claim on it, and its stored answer. */
@@ -222,10 +241,7 @@ function canonicalBody(body: unknown): string {
   }
 }
 
-/**
- * Stores the answer unless a live one holds the key (an expired one is overwritten); false when one
- * does: another request answered after this one looked.
- */
+/** Stores the answer unless a live one holds the key (another request answered after this one looked): false then. */
 async function store(q: Queryable, req: IdempotentRequest, fingerprint: string, answer: Answer): Promise<boolean> {
   const r = await runSql(q, storing(req, fingerprint, answer, sql``));
   return r.rowCount === 1;

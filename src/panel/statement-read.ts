@@ -4,7 +4,7 @@
  * the newest one. One statement, so the balance and the postings are of one moment.
  */
 import type { Queryable } from '../db/db.ts';
-import { run, sql } from '../db/sql.ts';
+import { before as beforeCursor, run, sql } from '../db/sql.ts';
 
 export interface PostingSums {
   id: number;
@@ -38,7 +38,7 @@ export async function postingsPage(q: Queryable, sellerId: number, before: numbe
     q,
     sql`WITH mine AS (
           SELECT DISTINCT posting_id FROM journal_lines
-          WHERE seller_id = ${sellerId} AND (${before}::bigint IS NULL OR posting_id < ${before}::bigint)
+          WHERE seller_id = ${sellerId} AND ${beforeCursor('posting_id', before)}
           ORDER BY posting_id DESC LIMIT ${limit}
         ), moves AS (
           SELECT p.id, p.kind, p.transaction_id, p.cashout_id, p.created_at,

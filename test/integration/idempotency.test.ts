@@ -363,6 +363,27 @@ describe('Idempotency-Key on POST /api/sales', () => {
     assert.notEqual(name, 'written by the work', "this request's work was rolled back");
   });
 
+  test('a refusal of a request that claimed its key first (a PIX sale) is stored with the claim ended, and replayed', async () => {
+    const strict = await startGateway({ env: { WEBHOOK_ALLOW_PRIVATE: 'false' } });
+    try {
+      const seller = await strict.createSeller();
+      const body = pixExample({}, { postbackUrl: 'http://127.0.0.1/hook' });
+      const first = await post(strict.app, seller, body, 'refused-after-claim');
+      assert.equal(first.statusCode, 400, first.body);
+      assert.equal(first.json().details[0].field, 'postbackUrl');
+      const again = await post(strict.app, seller, body, 'refused-after-claim');
+      assert.equal(again.statusCode, 400);
+      assert.equal(again.headers['idempotent-replayed'], 'true');
+      assert.equal(again.body, first.body);
+      const left = await strict.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM idempotency_claims');
+      assert.equal(left.rows[0]!.n, 0, 'the claim ended with the stored refusal');
+      const sales = await strict.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM transactions');
+      assert.equal(sales.rows[0]!.n, 0);
+    } finally {
+      await strict.close();
+    }
+  });
+
   test('kept 24 h: replayed at 24 h − 1 s, a new sale at 24 h + 1 s', async () => {
     current = T0;
     const seller = await gw.createSeller();
