@@ -3,7 +3,7 @@ import type { Queryable } from '../db/db.ts';
 import { run, sql } from '../db/sql.ts';
 import { saoPauloDate } from '../domain/calendar.ts';
 import { readBalance } from '../ledger/balances.ts';
-import { listTransactions, type TransactionRow } from '../transactions/transactions-repo.ts';
+import { listTransactions, type ShownRow } from '../transactions/transactions-repo.ts';
 import type { DayTotal } from './chart.ts';
 
 const day_ms = 24 * 60 * 60_000;
@@ -11,7 +11,7 @@ const day_ms = 24 * 60 * 60_000;
 export interface Home {
   balance: { available: number; blocked: number; total: number };
   days: DayTotal[];
-  latest: TransactionRow[];
+  latest: ShownRow[];
 }
 
 export async function homeOf(q: Queryable, sellerId: number, now: Date): Promise<Home> {

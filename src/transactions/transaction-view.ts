@@ -3,7 +3,7 @@ import type { SaleForNotification } from '../domain/notification-payloads.ts';
 import type { ShippingInput } from '../domain/sale-request.ts';
 import { PAYMENT_METHODS, TRANSACTION_STATUSES } from '../domain/transaction-states.ts';
 import { iso, Nullable, StringEnum } from '../http/router.ts';
-import type { ItemRow, TransactionRow } from './transactions-repo.ts';
+import type { ItemRow, ShownRow, TransactionRow } from './transactions-repo.ts';
 
 const Cents = Type.Integer({ description: 'cents' });
 const nullableCents = (description: string) => Nullable(Type.Integer({ description }));
@@ -73,7 +73,7 @@ export const Transaction = Type.Object(
   { title: 'Transaction', description: 'A sale as read: money in numbers of cents.' },
 );
 
-export function transactionView(row: TransactionRow, items: ItemRow[]) {
+export function transactionView(row: ShownRow, items: ItemRow[]) {
   return {
     id: row.id,
     status: row.status,

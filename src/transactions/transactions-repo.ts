@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/db.ts';
-import { before, maybeOne, run, sql } from '../db/sql.ts';
+import { before, maybeOne, raw, run, sql } from '../db/sql.ts';
 import type { FeeSchedule } from '../domain/fees.ts';
 import type { ProviderName } from '../domain/provider-facts.ts';
 import type { ShippingInput } from '../domain/sale-request.ts';
@@ -86,14 +86,43 @@ export interface ListFilter {
   limit: number;
 }
 
-export async function listTransactions(q: Queryable, f: ListFilter): Promise<TransactionRow[]> {
+/** What a transaction shows when read (transactionView): a list reads only these, not the money rules and provider state. */
+export const SHOWN_FIELDS = [
+  'id',
+  'status',
+  'amount',
+  'net_amount',
+  'system_fee',
+  'reserve_amount',
+  'refunded_amount',
+  'payment_method',
+  'created_at',
+  'completed_at',
+  'customer_name',
+  'customer_email',
+  'customer_document',
+  'customer_phone',
+  'pix_code',
+  'card_last_four',
+  'card_brand',
+  'boleto_code',
+  'boleto_pdf_url',
+  'boleto_pix_code',
+  'external_transaction_id',
+  'installments',
+  'shipping',
+] as const satisfies readonly (keyof TransactionRow)[];
+export type ShownRow = Pick<TransactionRow, (typeof SHOWN_FIELDS)[number]>;
+const shown_columns = raw(SHOWN_FIELDS.map((f) => `t.${f}`).join(', '));
+
+export async function listTransactions(q: Queryable, f: ListFilter): Promise<ShownRow[]> {
   const status = f.status ?? null;
   const method = f.paymentMethod ?? null;
   const from = f.from ?? null;
   const until = f.until ?? null;
-  const r = await run<TransactionRow>(
+  const r = await run<ShownRow>(
     q,
-    sql`SELECT ${columns} FROM transactions t
+    sql`SELECT ${shown_columns} FROM transactions t
         WHERE t.seller_id = ${f.sellerId} AND (${status}::text IS NULL OR t.status = ${status}) AND (${method}::text IS NULL OR t.payment_method = ${method})
           AND ${before('t.id', f.beforeId)} AND (${from}::timestamptz IS NULL OR t.created_at >= ${from})
           AND (${until}::timestamptz IS NULL OR t.created_at < ${until})
