@@ -9,8 +9,8 @@ export type BareName = 'salePix' | 'saleCard' | 'paySale' | 'cashout';
 
 // What the gateway writes for the benchmark's sales, precomputed: the platform fee schedule, a real
 // BR Code and card fields of the same sizes; per row only the unique values are drawn.
-const fee_schedule = JSON.stringify(DEFAULT_FEE_SCHEDULE);
-const br_code = buildBrCode({
+export const fee_schedule = JSON.stringify(DEFAULT_FEE_SCHEDULE);
+export const br_code = buildBrCode({
   key: '123e4567-e12b-12d1-a456-426655440000',
   amountCents: 15000,
   merchantName: 'GATEWAY SANDBOX',

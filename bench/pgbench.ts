@@ -6,8 +6,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_FEE_SCHEDULE } from '../src/domain/fees.ts';
-import { buildBrCode } from '../src/domain/pix-brcode.ts';
+import { br_code, fee_schedule } from './bare-sql.ts';
 
 export type PgbenchScript = 'sale' | 'balance';
 
@@ -47,19 +46,11 @@ export function ensurePgbench(): boolean {
   return spawnSync('pgbench', ['--version']).status === 0;
 }
 
-const br_code = buildBrCode({
-  key: '123e4567-e12b-12d1-a456-426655440000',
-  amountCents: 15000,
-  merchantName: 'GATEWAY SANDBOX',
-  merchantCity: 'SAO PAULO',
-  txid: 'A'.repeat(25),
-});
-
 const scripts: Record<PgbenchScript, string> = {
   sale: `WITH t AS (
   INSERT INTO transactions (seller_id, status, payment_method, amount, fee_schedule, customer_name, customer_email,
     pix_code, pix_txid, pix_expires_at, external_transaction_id, provider, created_at, updated_at)
-  VALUES (:seller, 'PENDENTE', 'PIX', 15000, '${JSON.stringify(DEFAULT_FEE_SCHEDULE)}'::jsonb, 'Maria Silva', 'maria@example.com',
+  VALUES (:seller, 'PENDENTE', 'PIX', 15000, '${fee_schedule}'::jsonb, 'Maria Silva', 'maria@example.com',
     '${br_code}', md5(random()::text), now() + interval '1 hour', md5(random()::text), 'api-pix', now(), now())
   RETURNING id)
 INSERT INTO sale_items (transaction_id, title, unit_price, quantity, tangible) SELECT id, 'Curso', 15000, 1, false FROM t;

@@ -142,7 +142,7 @@ async function claimedFirst<P>(
     return { ...outcome.answer, replayed: false };
   } catch (error) {
     try {
-      return await afterFailure(req, ids, fingerprint, error, async () => false);
+      return await afterFailure(req, ids, fingerprint, error);
     } finally {
       await claim.release(); // a no-op when the answer's commit ended it
     }
@@ -173,11 +173,12 @@ async function afterFailure(
   ids: KeyIds,
   fingerprint: string,
   error: unknown,
-  keep: (q: Queryable, answer: Answer) => Promise<boolean>,
+  /** How a 4xx refusal is stored; none where the answer's transaction stored it. */
+  keep?: (q: Queryable, answer: Answer) => Promise<boolean>,
 ): Promise<StoredResponse> {
   const refusal = error instanceof WorkRefused ? error.refusal : null;
   // A 5xx is not kept (CONTRACT §3): the client may retry at once.
-  if (refusal && errorBody(refusal.code, '').status < 500) {
+  if (keep && refusal && errorBody(refusal.code, '').status < 500) {
     const { status, body } = errorBody(refusal.code, refusal.message, refusal.details);
     if (await req.db.tx((q) => keep(q, { status, body }))) throw refusal;
   }
