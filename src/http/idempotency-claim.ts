@@ -3,7 +3,7 @@
  * its write claims its Idempotency-Key first, so a concurrent request with the same key is told
  * IDEMPOTENCY_KEY_IN_USE instead of making a second provider call. The claim is a lease on the
  * database's clock, renewed while its holder works: a holder that crashed frees the key within
- * `claim_lease_ms`. The answer's transaction deletes the claim as it stores the answer.
+ * `claim_lease_ms`. The statement that stores the answer deletes the claim.
  */
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/db.ts';
@@ -28,7 +28,7 @@ export type Claim =
 const lease = sql`clock_timestamp() + ${`${claim_lease_ms} milliseconds`}::interval`;
 const keyIs = (ids: KeyIds) => sql`seller_id = ${ids.sellerId} AND endpoint = ${ids.endpoint} AND key = ${ids.key}`;
 
-/** The claim `token` on the key: what the answer's transaction locks, and deletes as it stores the answer. */
+/** The claim `token` on the key: what the statement storing the answer deletes. */
 export const claimIs = (ids: KeyIds, token: string) => sql`${keyIs(ids)} AND claimed_by = ${token}`;
 
 /**
@@ -38,8 +38,8 @@ export const claimIs = (ids: KeyIds, token: string) => sql`${keyIs(ids)} AND cla
  */
 export async function claimKey(db: Db, ids: KeyIds, now: Date): Promise<Claim> {
   const token = randomBytes(16).toString('hex');
-  // A claim locked by another request's answer transaction is simply held (SKIP LOCKED); the insert
-  // may wait for that transaction's end, then finds the key free and its answer stored.
+  // A claim being ended by another request's answer is simply held (SKIP LOCKED); the insert may wait
+  // for that statement's end, then finds the key free and its answer stored.
   const fresh = await run(
     db,
     sql`INSERT INTO idempotency_claims (seller_id, endpoint, key, claimed_by, claimed_until)
@@ -76,7 +76,7 @@ export async function claimKey(db: Db, ids: KeyIds, now: Date): Promise<Claim> {
 
 function holding(db: Db, mine: Sql, token: string): Extract<Claim, { kind: 'claimed' }> {
   const timer = setInterval(() => {
-    // Skipped while the answer's own transaction holds it: nobody can take it over then.
+    // Skipped while the statement storing the answer holds it: nobody can take it over then.
     run(
       db,
       sql`UPDATE idempotency_claims SET claimed_until = ${lease} WHERE ${mine} AND ctid = (SELECT ctid FROM idempotency_claims WHERE ${mine} FOR UPDATE SKIP LOCKED)`,

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/db.ts';
-import { one, run, sql } from '../db/sql.ts';
+import { one, run, type Sql, sql } from '../db/sql.ts';
 import { cardFingerprint } from '../domain/card.ts';
 import { DEFAULT_FEE_SCHEDULE } from '../domain/fees.ts';
 import { ok, type Result, refuse } from '../domain/result.ts';
@@ -87,44 +87,44 @@ async function prepareBoleto(q: Queryable, deps: SaleDeps, sale: Extract<SaleReq
 }
 
 /**
- * Creates a sale (status PENDENTE) with what its provider made before (`prepareProvider`). Its only
- * write is one statement (the sale route relies on it to run outside a transaction); the id drawn
- * before it, for cards, writes nothing.
+ * A sale (status PENDENTE) with what its provider made before (`prepareProvider`): its write, one
+ * statement's CTEs (`written` gives the sale's id), and the sale as created once its id is known.
  */
-export async function createSale(
-  q: Queryable,
+export function plannedSale(
   deps: SaleDeps,
   sellerId: number,
   sale: SaleRequest,
   now: Date,
   prepared: Prepared,
-): Promise<CreatedSale> {
+): { ctes: Sql; created(id: number): CreatedSale } {
   const m = methodFields(deps, sale, now, prepared);
-  const id = one(await run<{ id: number }>(q, insertSale(sellerId, sale, m, now))).id;
   return {
-    id,
-    sale,
-    createdAt: now,
-    installments: sale.installments,
-    pix: m.pix && { code: m.pix.code, txid: m.pix.txid, expiresAt: m.pix.expiresAt, qrCodeBase64: qrPngDataUri(m.pix.code) },
-    boleto: m.boleto && {
-      code: m.boleto.code,
-      barcode: m.boleto.barcode,
-      dueDate: m.boleto.dueDate,
-      pdfUrl: m.boleto.pdfUrl,
-      pix: m.boleto.pixCode === null ? null : { key: m.boleto.pixCode, qrCodeBase64: qrPngDataUri(m.boleto.pixCode) },
-    },
+    ctes: insertSale(sellerId, sale, m, now),
+    created: (id) => ({
+      id,
+      sale,
+      createdAt: now,
+      installments: sale.installments,
+      pix: m.pix && { code: m.pix.code, txid: m.pix.txid, expiresAt: m.pix.expiresAt, qrCodeBase64: qrPngDataUri(m.pix.code) },
+      boleto: m.boleto && {
+        code: m.boleto.code,
+        barcode: m.boleto.barcode,
+        dueDate: m.boleto.dueDate,
+        pdfUrl: m.boleto.pdfUrl,
+        pix: m.boleto.pixCode === null ? null : { key: m.boleto.pixCode, qrCodeBase64: qrPngDataUri(m.boleto.pixCode) },
+      },
+    }),
   };
 }
 
 // A registered boleto is read back from Efí this long after it is made (its notifications come first).
 const first_boleto_check_ms = 5 * 60_000;
 
-// One statement writes the sale and its items (one round trip). The fee schedule in force is
+// The sale and its items, CTEs of one statement (one round trip). The fee schedule in force is
 // snapshotted from the seller's own schedule or the platform default.
 function insertSale(sellerId: number, sale: SaleRequest, m: MethodFields, now: Date) {
   return sql`
-  WITH t AS (
+  written AS (
     INSERT INTO transactions (id, seller_id, status, payment_method, amount, fee_schedule,
       customer_name, customer_email, customer_document, customer_phone, shipping, postback_url, installments,
       card_brand, card_last_four, card_bin, card_fingerprint, pix_code, pix_txid, pix_expires_at,
@@ -141,14 +141,13 @@ function insertSale(sellerId: number, sale: SaleRequest, m: MethodFields, now: D
       ${m.providerData ? JSON.stringify(m.providerData) : null}::jsonb, ${now}, ${now}, ${m.pix?.charge ?? null}, ${m.provider}
     FROM (SELECT coalesce(${m.id}::bigint, nextval('transactions_id_seq')) AS id) n, sellers s WHERE s.id = ${sellerId}
     RETURNING id
-  ), i AS (
+  ), items AS (
     INSERT INTO sale_items (transaction_id, title, unit_price, quantity, tangible)
-    SELECT t.id, x.title, x.unit_price, x.quantity, x.tangible
-    FROM t, unnest(${sale.items.map((i) => i.title)}::text[], ${sale.items.map((i) => i.unitPrice)}::bigint[],
+    SELECT written.id, x.title, x.unit_price, x.quantity, x.tangible
+    FROM written, unnest(${sale.items.map((i) => i.title)}::text[], ${sale.items.map((i) => i.unitPrice)}::bigint[],
       ${sale.items.map((i) => i.quantity)}::int[], ${sale.items.map((i) => i.tangible)}::bool[]) WITH ORDINALITY AS x (title, unit_price, quantity, tangible, n)
     ORDER BY x.n
-  )
-  SELECT id FROM t`;
+  )`;
 }
 
 /** The sale id, drawn before the write where the provider's reference carries it. */

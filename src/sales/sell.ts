@@ -8,10 +8,10 @@ import type { AppContext } from '../context.ts';
 import { validationError } from '../domain/errors.ts';
 import { ok, type Refused } from '../domain/result.ts';
 import { type SaleRequest, validateSaleRequest } from '../domain/sale-request.ts';
-import { idempotent, type StoredResponse } from '../http/idempotency.ts';
+import { idempotentWrite, type Written } from '../http/idempotent-write.ts';
 import { notificationUrlProblem } from '../notifications/target-url.ts';
 import { submitCardSale } from './card-payment.ts';
-import { createSale, type Prepared, prepareProvider } from './create-sale.ts';
+import { type Prepared, plannedSale, prepareProvider } from './create-sale.ts';
 import { saleCreatedView } from './sale-view.ts';
 
 export interface SaleAsk {
@@ -24,10 +24,10 @@ export interface SaleAsk {
 
 type Preparation = { ok: true; value: Prepared } | Refused;
 
-export async function sell(ctx: AppContext, ask: SaleAsk): Promise<StoredResponse> {
+export async function sell(ctx: AppContext, ask: SaleAsk): Promise<Written> {
   const now = ctx.clock.now();
   const parsed = validateSaleRequest(ask.body, now);
-  const answer = await idempotent(
+  const answer = await idempotentWrite(
     {
       db: ctx.db,
       fingerprintKey: ctx.requestFingerprintKey,
@@ -36,22 +36,19 @@ export async function sell(ctx: AppContext, ask: SaleAsk): Promise<StoredRespons
       key: ask.idempotencyKey,
       body: ask.body,
       now,
-      singleStatement: true,
     },
-    async (q, prepared) => {
+    (prepared) => {
       if (!parsed.ok) return parsed;
       const made = prepared ?? ok({ pix: null, boleto: null });
       if (!made.ok) return made;
-      return { status: 201, body: saleCreatedView(await createSale(q, ctx, ask.sellerId, parsed.value, now, made.value)) };
+      const sale = plannedSale(ctx, ask.sellerId, parsed.value, now, made.value);
+      return { ctes: sale.ctes, answer: (id) => ({ status: 201, body: saleCreatedView(sale.created(id)) }) };
     },
     parsed.ok && needsPreparing(parsed.value) ? () => prepare(ctx, parsed.value) : undefined,
   );
   // After the sale is written and outside its transaction: a processor that decides over the
   // network gets the card now (CONTRACT §11.2). A replay sends nothing again.
-  if (parsed.ok && answer.status === 201 && !answer.replayed) {
-    const saleId = (answer.body as { sale: { id: number } }).sale.id;
-    await submitCardSale(ctx, saleId, parsed.value, cvvOf(ask.body), ask.log);
-  }
+  if (parsed.ok && answer.id !== null) await submitCardSale(ctx, answer.id, parsed.value, cvvOf(ask.body), ask.log);
   return answer;
 }
 

@@ -5,10 +5,13 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import type { App } from '../../src/app.ts';
 import type { Queryable } from '../../src/db/db.ts';
+import { sql } from '../../src/db/sql.ts';
 import { canonicalJson } from '../../src/domain/canonical-json.ts';
+import type { ApiError } from '../../src/domain/errors.ts';
 import { idempotencyExpiryJob, idempotent } from '../../src/http/idempotency.ts';
+import { idempotentWrite } from '../../src/http/idempotent-write.ts';
 import { onPostgres } from '../helpers/databases.ts';
-import { pixExample } from '../helpers/fixtures.ts';
+import { cardExample, pixExample } from '../helpers/fixtures.ts';
 import { adminHeaders, type Gateway, type SellerKeys, startGateway, testEnv } from '../helpers/gateway.ts';
 
 type Json = Record<string, unknown>;
@@ -206,12 +209,16 @@ describe('Idempotency-Key on POST /api/sales', () => {
     assert.equal(await countFor(seller), 1);
   });
 
-  /** Holds the seller's row lock from another connection: a sale for it waits inside its transaction. */
-  async function holdSeller(sellerId: number) {
+  /**
+   * Holds the embedded PSP's charges table from another connection: a PIX sale waits in its provider
+   * call, its key claimed (a write of its own, one statement of a few milliseconds, would make a
+   * same-key request wait for its end rather than answer 409).
+   */
+  async function holdPsp() {
     const client = new pg.Client({ connectionString: gw.database.url });
     await client.connect();
     await client.query('BEGIN');
-    await client.query('SELECT 1 FROM sellers WHERE id = $1 FOR UPDATE', [sellerId]);
+    await client.query('LOCK TABLE sandbox_psp_cobs IN EXCLUSIVE MODE');
     return {
       release: async () => {
         await client.query('COMMIT');
@@ -220,12 +227,13 @@ describe('Idempotency-Key on POST /api/sales', () => {
     };
   }
 
-  /** Polls (bounded) until some session of the test database holds an advisory lock: a key is claimed. */
+  /** Polls (bounded) until a request has claimed its key and its charge waits on the held PSP. */
   async function waitForClaim() {
     const deadline = Date.now() + 10_000;
     for (;;) {
       const r = await gw.ctx.db.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+        `SELECT count(*)::int AS n FROM idempotency_claims
+          WHERE EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock')`,
       );
       if (r.rows[0]!.n > 0) return;
       if (Date.now() > deadline) throw new Error('the first request never claimed its key');
@@ -239,7 +247,7 @@ describe('Idempotency-Key on POST /api/sales', () => {
     current = T0;
     const seller = await gw.createSeller();
     const body = pixBody();
-    const held = await holdSeller(seller.id);
+    const held = await holdPsp();
     const first = post(gw.app, seller, body, 'k1');
     try {
       await waitForClaim();
@@ -265,7 +273,7 @@ describe('Idempotency-Key on POST /api/sales', () => {
     current = T0;
     const seller = await gw.createSeller();
     const body = pixBody();
-    const held = await holdSeller(seller.id);
+    const held = await holdPsp();
     const child = spawn(
       process.execPath,
       ['--import', 'tsx', 'test/helpers/idempotent-child.ts', JSON.stringify(seller.headers), 'crash-1', JSON.stringify(body)],
@@ -305,28 +313,33 @@ describe('Idempotency-Key on POST /api/sales', () => {
     assert.equal(await countFor(seller), 1, 'the killed request created nothing');
   });
 
-  test(`two identical requests at once${onPostgres ? ' from two processes' : ''}: one sale; the other is 409 IN_USE or the replay`, async () => {
-    current = T0;
-    const seller = await gw.createSeller();
-    const second = onPostgres ? (await gw.peer()).app : gw.app;
-    const rounds = 10;
-    for (let i = 0; i < rounds; i++) {
-      const key = `race-${i}`;
-      const [x, y] = await Promise.all([post(gw.app, seller, pixBody(), key), post(second, seller, pixBody(), key)]);
-      const fresh = [x, y].filter((r) => r.statusCode === 201 && r.headers['idempotent-replayed'] === undefined);
-      assert.equal(fresh.length, 1, `${x.statusCode} ${y.statusCode}`);
-      const rest = [x, y].find((r) => r !== fresh[0])!;
-      if (rest.statusCode === 409) assert.equal(rest.json().errorType, 'IDEMPOTENCY_KEY_IN_USE');
-      else {
-        assert.equal(rest.statusCode, 201);
-        assert.equal(rest.headers['idempotent-replayed'], 'true');
-        assert.equal(rest.body, fresh[0]!.body);
+  for (const [method, body] of [
+    ['PIX, its key claimed before the charge', pixBody()],
+    ['card, one statement', cardExample()],
+  ] as const) {
+    test(`two identical requests at once${onPostgres ? ' from two processes' : ''} (${method}): one sale; the other is 409 IN_USE or the replay`, async () => {
+      current = T0;
+      const seller = await gw.createSeller();
+      const second = onPostgres ? (await gw.peer()).app : gw.app;
+      const rounds = 10;
+      for (let i = 0; i < rounds; i++) {
+        const key = `race-${i}`;
+        const [x, y] = await Promise.all([post(gw.app, seller, body, key), post(second, seller, body, key)]);
+        const fresh = [x, y].filter((r) => r.statusCode === 201 && r.headers['idempotent-replayed'] === undefined);
+        assert.equal(fresh.length, 1, `${x.statusCode} ${y.statusCode}`);
+        const rest = [x, y].find((r) => r !== fresh[0])!;
+        if (rest.statusCode === 409) assert.equal(rest.json().errorType, 'IDEMPOTENCY_KEY_IN_USE');
+        else {
+          assert.equal(rest.statusCode, 201);
+          assert.equal(rest.headers['idempotent-replayed'], 'true');
+          assert.equal(rest.body, fresh[0]!.body);
+        }
+        // once finished, the key replays
+        assert.equal((await post(second, seller, body, key)).body, fresh[0]!.body);
       }
-      // once finished, the key replays
-      assert.equal((await post(second, seller, pixBody(), key)).body, fresh[0]!.body);
-    }
-    assert.equal(await countFor(seller), rounds);
-  });
+      assert.equal(await countFor(seller), rounds);
+    });
+  }
 
   test('an answer stored by another request after this one looked: its work rolls back and that answer is replayed', {
     skip: onPostgres ? false : 'PostgreSQL only: the other request commits on a second connection while this one works',
@@ -361,6 +374,60 @@ describe('Idempotency-Key on POST /api/sales', () => {
     assert.deepEqual(answer, { status: 201, body: '{"from":"the other request"}', replayed: true });
     const name = (await gw.ctx.db.query<{ name: string }>('SELECT name FROM sellers WHERE id = $1', [seller.id])).rows[0]!.name;
     assert.notEqual(name, 'written by the work', "this request's work was rolled back");
+  });
+
+  /** A one-statement write of its own (the seller's name) under key `key`, and the request it answers. */
+  function sellerRename(sellerId: number, key: string) {
+    const req = {
+      db: gw.ctx.db,
+      sellerId,
+      endpoint: 'POST /test/one-statement',
+      key,
+      body: { a: 1 },
+      now: T0,
+      fingerprintKey: 'test-fingerprint-key',
+    };
+    const plan = () => ({
+      ctes: sql`written AS (UPDATE sellers SET name = 'written by the work' WHERE id = ${sellerId} RETURNING id)`,
+      answer: (id: number) => ({ status: 201, body: { renamed: id } }),
+    });
+    const nameNow = async () => (await gw.ctx.db.query<{ name: string }>('SELECT name FROM sellers WHERE id = $1', [sellerId])).rows[0]!.name;
+    return { req, plan, nameNow };
+  }
+
+  test('a one-statement write whose key another request answered fails whole, and that answer is replayed', async () => {
+    const seller = await gw.createSeller();
+    const { req, plan, nameNow } = sellerRename(seller.id, 'answered-before');
+    // Committed by another request: no look-up precedes the write, whose answer's insert finds it.
+    await gw.ctx.db.query(
+      `INSERT INTO idempotency_keys (seller_id, endpoint, key, request_hash, response_status, response_body, expires_at, created_at)
+       VALUES ($1, $2, $3, $4, 201, '{"from":"the other request"}', $5, $6)`,
+      [seller.id, req.endpoint, req.key, fingerprintOf(req), new Date(T0.getTime() + 86_400_000), T0],
+    );
+    const answer = await idempotentWrite(req, plan);
+    assert.deepEqual(answer, { status: 201, body: '{"from":"the other request"}', replayed: true, id: null });
+    assert.notEqual(await nameNow(), 'written by the work', "this request's write was rolled back");
+    const fresh = await idempotentWrite({ ...req, key: 'fresh' }, plan);
+    assert.deepEqual(fresh, { status: 201, body: `{"renamed":${seller.id}}`, replayed: false, id: seller.id });
+    assert.equal(await nameNow(), 'written by the work');
+    const replay = await idempotentWrite({ ...req, key: 'fresh' }, plan);
+    assert.deepEqual(replay, { ...fresh, replayed: true, id: null });
+  });
+
+  test('a claim taken over while its holder called the provider: its write fails whole, nothing stored, the key in use', async () => {
+    const seller = await gw.createSeller();
+    const { req, plan, nameNow } = sellerRename(seller.id, 'taken-over');
+    // What a lease that lapsed mid-call leaves: another request's claim on the key.
+    const prepare = async () => {
+      await gw.ctx.db.query("UPDATE idempotency_claims SET claimed_by = 'another request' WHERE seller_id = $1 AND key = $2", [seller.id, req.key]);
+      return null;
+    };
+    await assert.rejects(idempotentWrite(req, plan, prepare), (e: ApiError) => e.code === 'IDEMPOTENCY_KEY_IN_USE');
+    assert.notEqual(await nameNow(), 'written by the work', 'the write was rolled back');
+    const stored = await gw.ctx.db.query('SELECT 1 FROM idempotency_keys WHERE seller_id = $1 AND key = $2', [seller.id, req.key]);
+    assert.equal(stored.rowCount, 0, 'no answer stored');
+    const claims = await gw.ctx.db.query<{ claimed_by: string }>('SELECT claimed_by FROM idempotency_claims WHERE seller_id = $1', [seller.id]);
+    assert.deepEqual(claims.rows, [{ claimed_by: 'another request' }], "the other request's claim stands");
   });
 
   test('a refusal of a request that claimed its key first (a PIX sale) is stored with the claim ended, and replayed', async () => {

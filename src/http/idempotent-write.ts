@@ -1,0 +1,126 @@
+/**
+ * A keyed write in one round trip (CONTRACT §3): the write and its key's stored answer are one
+ * statement, atomic on its own, with no BEGIN, lock or look-up around it. The answer's insert is
+ * the arbiter: a key another request answered (or claimed) makes the statement fail whole, and that
+ * answer is replayed (or the key is in use). A request that calls a provider first claims its key
+ * before the call (http/idempotency-claim.ts), and its statement ends that claim, failing whole if
+ * the claim is no longer its own: one key never makes two provider calls.
+ */
+import { randomBytes } from 'node:crypto';
+import { one, run, type Sql, sql } from '../db/sql.ts';
+import { type Refused, refusalError } from '../domain/result.ts';
+import {
+  type Answer,
+  AnsweredMeanwhile,
+  afterFailure,
+  type IdempotentRequest,
+  inUse,
+  keyed,
+  replayOf,
+  type StoredResponse,
+  storing,
+  WorkRefused,
+} from './idempotency.ts';
+import { claimIs, claimKey, type KeyIds } from './idempotency-claim.ts';
+
+/** A write that is one statement: its CTEs, `written` among them giving the new row's id, and the answer for that id. */
+export interface OneWrite {
+  ctes: Sql;
+  answer(id: number): Answer;
+}
+
+/** The written row's id beside the answer: null for a replay. */
+export type Written = StoredResponse & { id: number | null };
+
+// The answer is rendered before its row's id exists: this stands for the id in its JSON text, and the
+// statement writes the id in its place. Random per process, so no request body can hold it.
+const id_slot = `id-slot-${randomBytes(12).toString('hex')}`;
+const taken_sqlstate = 'GK409'; // idempotency_key_taken() (migration 019)
+
+export async function idempotentWrite<P>(
+  req: IdempotentRequest,
+  plan: (prepared: P | null) => OneWrite | Refused,
+  prepare?: () => Promise<P>,
+): Promise<Written> {
+  if (req.key === undefined) {
+    const planned = plan(prepare ? await prepare() : null);
+    if ('ok' in planned) throw refusalError(planned.refusal);
+    const { id } = one(await run<{ id: number }>(req.db, sql`WITH ${planned.ctes} SELECT id FROM written`));
+    return { ...planned.answer(Number(id)), replayed: false, id: Number(id) };
+  }
+  const request = { ...req, key: req.key };
+  const { ids, fingerprint } = keyed(request);
+  if (!prepare) {
+    try {
+      return await written(request, fingerprint, ids, plan(null), null);
+    } catch (error) {
+      return { ...(await afterFailure(req, ids, fingerprint, error, (a) => keep(request, fingerprint, a))), id: null };
+    }
+  }
+  const claim = await claimKey(req.db, ids, req.now);
+  if (claim.kind === 'held') throw inUse();
+  if (claim.kind === 'answered') return { ...replayOf(claim.requestHash, claim.status, claim.body, fingerprint), id: null };
+  try {
+    const answer = await written(request, fingerprint, ids, plan(await prepare()), claim.token);
+    claim.stop(); // ended by the write
+    return answer;
+  } catch (error) {
+    try {
+      return {
+        ...(await afterFailure(req, ids, fingerprint, error, (a) => keepEndingClaim(request, fingerprint, a, claimIs(ids, claim.token)))),
+        id: null,
+      };
+    } finally {
+      await claim.release(); // a no-op when the write or the kept refusal ended it
+    }
+  }
+}
+
+/**
+ * The write and its answer, in one statement; with a claim `token`, the claim ended by it. A key
+ * another request answered or claimed meanwhile fails it whole (AnsweredMeanwhile).
+ */
+async function written(
+  req: IdempotentRequest & { key: string },
+  fingerprint: string,
+  ids: KeyIds,
+  planned: OneWrite | Refused,
+  token: string | null,
+) {
+  if ('ok' in planned) throw new WorkRefused(refusalError(planned.refusal));
+  const { status, body } = planned.answer(id_slot as unknown as number);
+  const [head, tail, ...more] = JSON.stringify(body).split(`"${id_slot}"`);
+  if (tail === undefined || more.length > 0) throw new Error('an answer written by its statement shows its id once');
+  const ours = token
+    ? { ended: sql`ended AS (DELETE FROM idempotency_claims WHERE ${claimIs(ids, token)} RETURNING 1),`, check: sql`EXISTS (SELECT 1 FROM ended)` }
+    : {
+        ended: sql``,
+        check: sql`NOT EXISTS (SELECT 1 FROM idempotency_claims c WHERE c.seller_id = ${ids.sellerId} AND c.endpoint = ${ids.endpoint}
+          AND c.key = ${ids.key} AND c.claimed_until > clock_timestamp())`,
+      };
+  const statement = sql`WITH ${planned.ctes}, ${ours.ended}
+    kept AS (${storing(req, fingerprint, status, sql`${head}::text || written.id::text || ${tail}::text`, sql`FROM written`)})
+    SELECT CASE WHEN EXISTS (SELECT 1 FROM kept) AND ${ours.check} THEN written.id ELSE idempotency_key_taken() END AS id FROM written`;
+  let id: number;
+  try {
+    id = Number(one(await run<{ id: number }>(req.db, statement)).id);
+  } catch (error) {
+    throw (error as { code?: string }).code === taken_sqlstate ? new AnsweredMeanwhile() : error;
+  }
+  return { status, body: `${head}${id}${tail}`, replayed: false, id };
+}
+
+/** A refusal stored under the key in one statement; false when a live answer holds the key. */
+async function keep(req: IdempotentRequest, fingerprint: string, answer: Answer): Promise<boolean> {
+  return (await run(req.db, storing(req, fingerprint, answer.status, sql`${JSON.stringify(answer.body)}`, sql``))).rowCount === 1;
+}
+
+/** keep, ending the request's claim (`mine`) in the same statement: nothing stored once the claim is another's. */
+async function keepEndingClaim(req: IdempotentRequest, fingerprint: string, answer: Answer, mine: Sql): Promise<boolean> {
+  const r = await run(
+    req.db,
+    sql`WITH ended AS (DELETE FROM idempotency_claims WHERE ${mine} RETURNING 1)
+      ${storing(req, fingerprint, answer.status, sql`${JSON.stringify(answer.body)}`, sql`FROM (SELECT 1) AS one WHERE EXISTS (SELECT 1 FROM ended)`)}`,
+  );
+  return r.rowCount === 1;
+}
