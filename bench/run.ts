@@ -181,13 +181,16 @@ async function figure(s: Server, seller: Seller, f: Figure, isKeyed: boolean): P
  * the embedded PSP, which runs in the gateway's process and so is in its CPU figure), each beside
  * pgbench; then, labelled, warn logging without keys; then the Node yardstick.
  */
+// BENCH_FIGURE=card runs only the figures whose label holds that text (a CPU profile of one path).
+const chosen = figures.filter((f) => !process.env.BENCH_FIGURE || f.label.includes(process.env.BENCH_FIGURE));
+
 async function defaultsVsBare(s: Server, seller: Seller) {
   console.log('  defaults: LOG_LEVEL=info, an Idempotency-Key on every POST, PIX dynamic through the embedded PSP');
-  for (const f of figures) await figure(s, seller, f, true);
+  for (const f of chosen) await figure(s, seller, f, true);
   console.log('  LOG_LEVEL=warn, no Idempotency-Key (not the defaults)');
   await s.call({ cmd: 'logLevel', level: 'warn' });
   try {
-    for (const f of figures.slice(1)) await figure(s, seller, f, false);
+    for (const f of chosen.filter((f) => f !== figures[0])) await figure(s, seller, f, false);
   } finally {
     await s.call({ cmd: 'logLevel', level: 'info' });
   }
