@@ -30,6 +30,8 @@ export interface IdempotentRequest {
   now: Date;
   /** Keys the stored request fingerprint: a body may hold a card number, and a plain digest of it can be searched. */
   fingerprintKey: string;
+  /** `run` writes with one statement, atomic on its own: without a key it then runs outside BEGIN/COMMIT. */
+  singleStatement?: boolean;
 }
 
 export type Answer = { status: number; body: unknown };
@@ -85,7 +87,10 @@ export function keyed(req: IdempotentRequest & { key: string }): { ids: KeyIds; 
  * whole rather than to a savepoint, the refusal stored after.
  */
 export async function idempotent(req: IdempotentRequest, run: (q: Queryable) => Promise<Work>): Promise<StoredResponse> {
-  if (req.key === undefined) return { ...(await req.db.tx(async (q) => answered(await run(q)))), replayed: false };
+  if (req.key === undefined) {
+    const answer = req.singleStatement ? answered(await run(req.db)) : await req.db.tx(async (q) => answered(await run(q)));
+    return { ...answer, replayed: false };
+  }
   const { ids, fingerprint } = keyed({ ...req, key: req.key });
   try {
     return await req.db.tx(async (q): Promise<StoredResponse> => {

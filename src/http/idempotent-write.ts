@@ -54,7 +54,7 @@ export async function idempotentWrite<P>(
     try {
       return await written(request, fingerprint, ids, plan(null), null);
     } catch (error) {
-      return { ...(await afterFailure(req, ids, fingerprint, error, (a) => keep(request, fingerprint, a))), id: null };
+      return { ...(await afterFailure(req, ids, fingerprint, error, (a) => keep(request, ids, fingerprint, a))), id: null };
     }
   }
   const claim = await claimKey(req.db, ids, req.now);
@@ -93,11 +93,7 @@ async function written(
   if (tail === undefined || more.length > 0) throw new Error('an answer written by its statement shows its id once');
   const ours = token
     ? { ended: sql`ended AS (DELETE FROM idempotency_claims WHERE ${claimIs(ids, token)} RETURNING 1),`, check: sql`EXISTS (SELECT 1 FROM ended)` }
-    : {
-        ended: sql``,
-        check: sql`NOT EXISTS (SELECT 1 FROM idempotency_claims c WHERE c.seller_id = ${ids.sellerId} AND c.endpoint = ${ids.endpoint}
-          AND c.key = ${ids.key} AND c.claimed_until > clock_timestamp())`,
-      };
+    : { ended: sql``, check: sql`NOT EXISTS (${liveClaim(ids)})` };
   const statement = sql`WITH ${planned.ctes}, ${ours.ended}
     kept AS (${storing(req, fingerprint, status, sql`${head}::text || written.id::text || ${tail}::text`, sql`FROM written`)})
     SELECT CASE WHEN EXISTS (SELECT 1 FROM kept) AND ${ours.check} THEN written.id ELSE idempotency_key_taken() END AS id FROM written`;
@@ -110,9 +106,27 @@ async function written(
   return { status, body: `${head}${id}${tail}`, replayed: false, id };
 }
 
-/** A refusal stored under the key in one statement; false when a live answer holds the key. */
-async function keep(req: IdempotentRequest, fingerprint: string, answer: Answer): Promise<boolean> {
-  return (await run(req.db, storing(req, fingerprint, answer.status, sql`${JSON.stringify(answer.body)}`, sql``))).rowCount === 1;
+/** A live claim on the key: a request that called its provider and has yet to write its answer. */
+const liveClaim = (ids: KeyIds) =>
+  sql`SELECT 1 FROM idempotency_claims c WHERE c.seller_id = ${ids.sellerId} AND c.endpoint = ${ids.endpoint} AND c.key = ${ids.key}
+    AND c.claimed_until > clock_timestamp()`;
+
+/**
+ * A refusal stored under the key in one statement; false when a live answer holds the key. A key
+ * another request claimed is IDEMPOTENCY_KEY_IN_USE: its provider call is made, and its answer is
+ * the key's, not this refusal.
+ */
+async function keep(req: IdempotentRequest, ids: KeyIds, fingerprint: string, answer: Answer): Promise<boolean> {
+  const r = one(
+    await run<{ kept: boolean; claimed: boolean }>(
+      req.db,
+      sql`WITH live AS (${liveClaim(ids)}),
+        kept AS (${storing(req, fingerprint, answer.status, sql`${JSON.stringify(answer.body)}`, sql`FROM (SELECT 1) AS one WHERE NOT EXISTS (SELECT 1 FROM live)`)})
+      SELECT EXISTS (SELECT 1 FROM kept) AS kept, EXISTS (SELECT 1 FROM live) AS claimed`,
+    ),
+  );
+  if (r.claimed) throw inUse();
+  return r.kept;
 }
 
 /** keep, ending the request's claim (`mine`) in the same statement: nothing stored once the claim is another's. */

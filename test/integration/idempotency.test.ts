@@ -251,7 +251,10 @@ describe('Idempotency-Key on POST /api/sales', () => {
     const first = post(gw.app, seller, body, 'k1');
     try {
       await waitForClaim();
-      for (const payload of [JSON.stringify(body), JSON.stringify(reordered(body)), JSON.stringify(pixBody(20000))]) {
+      // The same body, reordered, another PIX body, a card sale (written in one statement) and a body
+      // refused as invalid (whose refusal must not take the key from the charge already made).
+      const others = [body, reordered(body), pixBody(20000), cardExample(), { ...body, amount: -1 }].map((b) => JSON.stringify(b));
+      for (const payload of others) {
         const res = await post(gw.app, seller, payload, 'k1');
         assert.equal(res.statusCode, 409, res.body);
         assert.deepEqual(Object.keys(res.json()), ['message', 'errorType']);
