@@ -125,7 +125,11 @@ export async function afterFailure(
     const { status, body } = errorBody(refusal.code, refusal.message, refusal.details);
     if (await keep({ status, body })) throw refusal;
   }
-  const stored = await storedAnswer(req.db, ids, req.now, fingerprint).catch(() => null);
+  // A look-up that fails leaves the first error standing; a stored answer for another body is 422.
+  const stored = await storedAnswer(req.db, ids, req.now, fingerprint).catch((e: unknown) => {
+    if (e instanceof ApiError) throw e;
+    return null;
+  });
   if (stored) return stored;
   if (error instanceof AnsweredMeanwhile) throw inUse();
   throw refusal ?? error;

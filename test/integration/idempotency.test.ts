@@ -105,7 +105,15 @@ describe('Idempotency-Key on POST /api/sales', () => {
     const seller = await gw.createSeller();
     const first = await post(gw.app, seller, pixBody(), 'order-2');
     assert.equal(first.statusCode, 201);
-    for (const changed of [pixBody(15001), { ...pixBody(), postbackUrl: 'https://seller.example/other' }, { ...pixBody(), extra: 1 }]) {
+    // Other PIX bodies; a card sale (written in one statement with its answer); a body refused as invalid.
+    const others = [
+      pixBody(15001),
+      { ...pixBody(), postbackUrl: 'https://seller.example/other' },
+      { ...pixBody(), extra: 1 },
+      cardExample(),
+      { amount: -1 },
+    ];
+    for (const changed of others) {
       const res = await post(gw.app, seller, changed, 'order-2');
       assert.equal(res.statusCode, 422, res.body);
       assert.deepEqual(Object.keys(res.json()), ['message', 'errorType']);
