@@ -27,8 +27,12 @@ function utf8Length(codePoint: number): number {
   return codePoint < 0x80 ? 1 : codePoint < 0x800 ? 2 : codePoint < 0x10000 ? 3 : 4;
 }
 
-/** A cost no path reaches: "this mode cannot carry the character" (a multiple of 6, see below). */
-const IMPOSSIBLE = 6 * 2 ** 40;
+/**
+ * A cost no path reaches: "this mode cannot carry the character" (a multiple of 6, see below).
+ * Small enough that every cost stays a 32-bit integer (a text that fits a symbol costs under 2²¹),
+ * so `%` stays an integer operation, not a floating-point one.
+ */
+const IMPOSSIBLE = 6 * 2 ** 26;
 
 /**
  * Splits `text` into the numeric/alphanumeric/byte segments of least bit length for a symbol of

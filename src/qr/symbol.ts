@@ -143,9 +143,23 @@ function generatorLogs(degree: number): Uint8Array {
   return logs;
 }
 
+/** Per degree: [f · degree + j] = the generator's coefficient j times αᶠ, for f = 0 … 254. */
+const products = new Map<number, Uint8Array>();
+
+function generatorProducts(degree: number): Uint8Array {
+  let table = products.get(degree);
+  if (!table) {
+    const g = generatorLogs(degree);
+    table = new Uint8Array(255 * degree);
+    for (let f = 0; f < 255; f++) for (let j = 0; j < degree; j++) table[f * degree + j] = EXP[g[j]! + f]!;
+    products.set(degree, table);
+  }
+  return table;
+}
+
 /** The `degree` error-correction codewords of a block: the remainder of data · x^degree by the generator. */
 export function reedSolomon(block: Uint8Array, degree: number): Uint8Array {
-  const g = generatorLogs(degree);
+  const products = generatorProducts(degree);
   const r = new Uint8Array(degree);
   const last = degree - 1;
   for (let i = 0; i < block.length; i++) {
@@ -156,9 +170,9 @@ export function reedSolomon(block: Uint8Array, degree: number): Uint8Array {
       continue;
     }
     // Shift by one codeword and add factor · generator in the same pass.
-    const f = LOG[factor]!;
-    for (let j = 0; j < last; j++) r[j] = r[j + 1]! ^ EXP[g[j]! + f]!;
-    r[last] = EXP[g[last]! + f]!;
+    const at = LOG[factor]! * degree;
+    for (let j = 0; j < last; j++) r[j] = r[j + 1]! ^ products[at + j]!;
+    r[last] = products[at + last]!;
   }
   return r;
 }

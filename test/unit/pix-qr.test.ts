@@ -170,6 +170,38 @@ test('encodePng1Bit draws a hand-made matrix pixel for pixel (Uint8Array and boo
   assert.throws(() => encodePng1Bit({ size: 1, data: [true] }, { margin: -1 }), /margin/);
 });
 
+test('encodePng1Bit: random matrices of every shape, scale and margin decode pixel for pixel', () => {
+  // Sizes 1–60, scales 1–16, margins 0–4, sparse to dense, some with runs of equal rows (what the
+  // encoder turns into copies); zlib checks the stream's Adler-32, pngjs draws the pixels.
+  let seed = 20261124;
+  const next = () => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed / 2 ** 32;
+  };
+  for (let t = 0; t < 150; t++) {
+    const size = 1 + Math.floor(next() * 60);
+    const [scale, margin, density] = [1 + Math.floor(next() * 16), Math.floor(next() * 5), next()];
+    const data = Uint8Array.from({ length: size * size }, () => (next() < density ? 1 : 0));
+    if (t % 3 === 0) for (let r = 1; r < size; r++) if (next() < 0.5) data.copyWithin(r * size, (r - 1) * size, r * size);
+    const matrix = t % 2 ? { size, data } : { size, data: [...data].map(Boolean) };
+    const image = decodePng(encodePng1Bit(matrix, { scale, margin }));
+    const side = (size + 2 * margin) * scale;
+    assert.deepEqual([image.width, image.height], [side, side]);
+    for (let y = 0; y < side; y++) {
+      for (let x = 0; x < side; x++) {
+        const [r, c] = [Math.floor(y / scale) - margin, Math.floor(x / scale) - margin];
+        const dark = r >= 0 && r < size && c >= 0 && c < size && data[r * size + c] === 1;
+        if (image.white(x, y) === dark) assert.fail(`size ${size} scale ${scale} margin ${margin}: pixel ${x},${y}`);
+      }
+    }
+  }
+});
+
+test('a BR Code image stays small: under 1 KB of PNG for a dynamic charge', () => {
+  const png = Buffer.from(qrPngDataUri(buildBrCode(base)).slice(PREFIX.length), 'base64');
+  assert.ok(png.length < 1024, `${png.length} bytes`);
+});
+
 test('table CRC-32 fallback matches zlib and the check value', () => {
   assert.equal(tableCrc32(Buffer.from('123456789')), 0xcbf43926);
   const sample = Buffer.from(qrPngDataUri(buildBrCode(base)).slice(PREFIX.length), 'base64');
