@@ -1,5 +1,5 @@
 import type { Db } from '../db/db.ts';
-import { maybeOne, one, run, sql } from '../db/sql.ts';
+import { before, maybeOne, one, run, sql } from '../db/sql.ts';
 import type { NotificationKind } from '../domain/notification-payloads.ts';
 import { ok, type Result, refuse } from '../domain/result.ts';
 import { NOTIFICATIONS_CHANNEL } from './outbox.ts';
@@ -27,7 +27,7 @@ export async function listNotifications(db: Db, sellerId: number, beforeId: numb
   const r = await run<NotificationRow>(
     db,
     sql`SELECT id, kind, url, transaction_id, cashout_id, event_status, status, attempts, last_response_status, next_attempt_at, created_at, test
-        FROM notifications WHERE seller_id = ${sellerId} AND (${beforeId}::bigint IS NULL OR id < ${beforeId}) ORDER BY id DESC LIMIT ${limit}`,
+        FROM notifications WHERE seller_id = ${sellerId} AND ${before('id', beforeId)} ORDER BY id DESC LIMIT ${limit}`,
   );
   return r.rows;
 }

@@ -4,6 +4,7 @@ import type { AppContext } from '../context.ts';
 import { raw, run, type Sql, sql } from '../db/sql.ts';
 import { type AttemptResult, default_retry_delays_ms, isSuccess, nextStep } from '../domain/delivery-schedule.ts';
 import { standardWebhookHeaders } from '../domain/standard-webhooks.ts';
+import { timeoutSignal } from '../http/timeout-signal.ts';
 import type { Job } from '../workers/job.ts';
 import { literalPrivateTarget, publicOnlyLookup } from './address-guard.ts';
 import { NOTIFICATIONS_CHANNEL } from './outbox.ts';
@@ -157,6 +158,7 @@ async function attempt(ctx: AppContext, n: Claimed, agents: Agents, timeoutMs: n
   if (n.test) headers['x-test-event'] = 'true';
   if (n.kind === 'TRANSACTION_POSTBACK') headers['x-signature'] = signPayload(n.payload, ctx.config.postbackSecret);
   Object.assign(headers, standardWebhookHeaders(n.secrets, n.event_id, ctx.clock.now(), n.payload));
+  const deadline = timeoutSignal(timeoutMs);
   try {
     // undici's request never follows redirects: a 3xx is a failed attempt, as CONTRACT §9 wants.
     const res = await request(url, {
@@ -166,12 +168,14 @@ async function attempt(ctx: AppContext, n: Claimed, agents: Agents, timeoutMs: n
       dispatcher: agents.for(ctx.config.webhookAllowPrivate),
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
-      signal: AbortSignal.timeout(timeoutMs),
+      signal: deadline.signal,
     });
     await res.body.dump();
     return isSuccess(res.statusCode) ? { ok: true, status: res.statusCode } : { ok: false, status: res.statusCode, error: `HTTP ${res.statusCode}` };
   } catch (err) {
     return { ok: false, status: null, error: String((err as Error).message ?? err).slice(0, error_text_max) };
+  } finally {
+    deadline.clear();
   }
 }
 

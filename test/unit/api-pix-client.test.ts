@@ -26,7 +26,7 @@ interface Seen {
   body: string;
   clientCn: string | undefined;
 }
-type Reply = { status: number; body?: unknown; raw?: string; headers?: Record<string, string> } | 'hang';
+type Reply = { status: number; body?: unknown; raw?: string; headers?: Record<string, string> } | 'hang' | 'drip';
 type Route = (req: Seen) => Reply;
 
 /**
@@ -130,6 +130,18 @@ class FakePsp {
 
   private answer(res: ServerResponse, reply: Reply): void {
     if (reply === 'hang') return;
+    if (reply === 'drip') {
+      // Headers at once, then a byte of body every 50 ms: each byte resets undici's idle body timeout.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const bytes = Buffer.from(JSON.stringify(cobGerada()));
+      let sent = 0;
+      const timer = setInterval(() => {
+        if (sent < bytes.length) res.write(bytes.subarray(sent, ++sent));
+        else res.end();
+      }, 50);
+      this.timers.add(timer);
+      return;
+    }
     const text = reply.raw ?? (reply.body === undefined ? '' : JSON.stringify(reply.body));
     const type = reply.status >= 400 ? 'application/problem+json' : 'application/json';
     res.writeHead(reply.status, { 'content-type': type, ...reply.headers });
@@ -388,6 +400,16 @@ describe('API Pix client over mTLS', { skip, timeout: 60_000 }, () => {
     const err = await rejection(client.getCob(TXID));
     assert.equal(err.kind, 'timeout', `kind timeout, got ${err.kind}: ${err.message}`);
     assert.equal(err.operation, 'GET /cob/{txid}');
+  });
+
+  it('times out on a PSP that sends its answer a byte at a time: the deadline bounds the whole exchange', async () => {
+    const { psp, client } = await setup({ timeouts: { connectMs: 2_000, requestMs: 400 } });
+    psp.script(`GET /cob/${TXID}`, 'drip');
+    const started = performance.now();
+    const err = await rejection(client.getCob(TXID));
+    assert.equal(err.kind, 'timeout', `kind timeout, got ${err.kind}: ${err.message}`);
+    // The whole body would take ~30 s at this pace; the cut comes at the deadline (retries included).
+    assert.ok(performance.now() - started < 10_000, `cut after ${Math.round(performance.now() - started)} ms`);
   });
 
   it('reuses one TCP connection for sequential calls and the token', async () => {

@@ -4,6 +4,7 @@
  * answer was lost is simply sent again. Bounded in time; never logs a request body (card data).
  */
 import { Agent, request } from 'undici';
+import { timeoutSignal } from '../../http/timeout-signal.ts';
 import type { AdyenConnection } from './config.ts';
 
 export type AdyenFailure = 'timeout' | 'network' | 'refused' | 'server' | 'invalid-answer';
@@ -86,6 +87,7 @@ export function createAdyenClient(connection: AdyenConnection): AdyenClient {
 async function exchange(agent: Agent, c: AdyenConnection, operation: string, path: string, body: object, key: string): Promise<unknown> {
   let status: number;
   let text: string;
+  const deadline = timeoutSignal(c.timeoutMs);
   try {
     const res = await request(`${c.checkoutUrl}${path}`, {
       method: 'POST',
@@ -94,7 +96,7 @@ async function exchange(agent: Agent, c: AdyenConnection, operation: string, pat
       dispatcher: agent,
       headersTimeout: c.timeoutMs,
       bodyTimeout: c.timeoutMs,
-      signal: AbortSignal.timeout(c.timeoutMs),
+      signal: deadline.signal,
     });
     status = res.statusCode;
     text = await res.body.text();
@@ -106,6 +108,8 @@ async function exchange(agent: Agent, c: AdyenConnection, operation: string, pat
       operation,
       timedOut ? `no answer within ${c.timeoutMs} ms` : `no HTTP answer: ${e?.code ?? e?.message ?? String(error)}`,
     );
+  } finally {
+    deadline.clear();
   }
   let json: unknown;
   try {

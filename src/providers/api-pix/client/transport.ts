@@ -1,4 +1,5 @@
 import { Agent, type Dispatcher, request } from 'undici';
+import { timeoutSignal } from '../../../http/timeout-signal.ts';
 import { ApiPixError } from './api-pix-error.ts';
 
 /** What the connector logs through (pino and Fastify's logger fit). Never given a secret or a token. */
@@ -104,6 +105,7 @@ async function readAll(body: Dispatcher.ResponseData['body'], operation: string,
 export async function exchange(agent: Dispatcher, x: Exchange): Promise<Answer> {
   const remaining = Math.floor(x.deadline - performance.now());
   if (remaining <= 0) throw new ApiPixError({ kind: 'timeout', operation: x.operation, reason: 'no answer within the deadline' });
+  const deadline = timeoutSignal(remaining);
   try {
     // undici's request never follows redirects: a 3xx is an answer like any other non-2xx.
     const res = await request(x.url, {
@@ -113,7 +115,7 @@ export async function exchange(agent: Dispatcher, x: Exchange): Promise<Answer> 
       dispatcher: agent,
       headersTimeout: remaining,
       bodyTimeout: remaining,
-      signal: AbortSignal.timeout(remaining),
+      signal: deadline.signal,
     });
     const bytes = await readAll(res.body, x.operation, res.statusCode);
     // undici hands a finished keep-alive connection back to its pool one event-loop turn later
@@ -135,5 +137,7 @@ export async function exchange(agent: Dispatcher, x: Exchange): Promise<Answer> 
     return answer;
   } catch (err) {
     throw transportError(err, x.operation);
+  } finally {
+    deadline.clear();
   }
 }
