@@ -14,7 +14,7 @@ const DISTANCE_BASE = [
   1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577,
 ];
 const DISTANCE_EXTRA = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13];
-const MAX_DISTANCE = 32768;
+export const MAX_DISTANCE = 32768;
 
 interface Code {
   /** Bit-reversed codes (deflate sends Huffman codes most significant bit first, into an LSB-first stream). */

@@ -12,7 +12,7 @@
  * computed per row from each row's byte sum and weighted sum, so copied rows cost O(1).
  */
 
-import { BitWriter, END_OF_BLOCK, LITERALS, MIN_MATCH, PREFIX } from './deflate-block.ts';
+import { BitWriter, END_OF_BLOCK, LITERALS, MAX_DISTANCE, MIN_MATCH, PREFIX } from './deflate-block.ts';
 
 /** A QR image's scanlines, by content. */
 export interface Scanlines {
@@ -42,8 +42,9 @@ export function deflateImage(image: Scanlines): Uint8Array {
   w.put(PREFIX.acc, PREFIX.bits);
   const adler = new Adler(rows, stride);
   for (let y = 0; y < keys.length; ) {
-    const near = repeats(keys, y, 1);
-    const far = repeats(keys, y, period);
+    // Copies reach 32 KB back at most: images too wide for them (far beyond a QR's) get literals.
+    const near = stride <= MAX_DISTANCE ? repeats(keys, y, 1) : 0;
+    const far = period * stride <= MAX_DISTANCE ? repeats(keys, y, period) : 0;
     const run = Math.max(near, far);
     if (run * stride >= MIN_MATCH) {
       w.match(run * stride, (near >= far ? 1 : period) * stride);

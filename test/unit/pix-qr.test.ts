@@ -197,6 +197,20 @@ test('encodePng1Bit: random matrices of every shape, scale and margin decode pix
   }
 });
 
+test('encodePng1Bit: an image too wide for deflate copies of whole module rows still encodes', () => {
+  // 16 px a module and a 512-module quiet zone: a row of 2,051 bytes, 16 rows of it (32,816) are
+  // beyond deflate's 32 KB reach, so those copies become literals.
+  const [scale, margin] = [16, 512];
+  const raw = zlib.inflateSync(encodePng1Bit({ size: 1, data: [true] }, { scale, margin }).subarray(33 + 8, -16));
+  const side = (1 + 2 * margin) * scale;
+  const stride = 1 + Math.ceil(side / 8);
+  assert.equal(raw.length, stride * side);
+  const middle = margin * scale * stride; // the dark module's first pixel row, filter 0
+  assert.equal(raw[middle], 0);
+  assert.equal(raw[middle + 1 + (margin * scale) / 8], 0x00, 'the dark module');
+  assert.equal(raw[middle + 1 + (margin * scale) / 8 - 1], 0xff, 'white before it');
+});
+
 test('a BR Code image stays small: under 1 KB of PNG for a dynamic charge', () => {
   const png = Buffer.from(qrPngDataUri(buildBrCode(base)).slice(PREFIX.length), 'base64');
   assert.ok(png.length < 1024, `${png.length} bytes`);
