@@ -190,12 +190,15 @@ async function store(q: Queryable, req: IdempotentRequest, fingerprint: string, 
 export function storing(req: IdempotentRequest, fingerprint: string, status: number, body: Sql, from: Sql): Sql {
   return sql`INSERT INTO idempotency_keys AS k (seller_id, endpoint, key, request_hash, response_status, response_body, expires_at, created_at)
     SELECT ${req.sellerId}::bigint, ${req.endpoint}::text, ${req.key}::text, ${fingerprint}::text, ${status}::int, (${body})::text,
-      ${new Date(req.now.getTime() + retention_ms)}::timestamptz, ${req.now}::timestamptz ${from}
+      ${keyExpiry(req.now)}::timestamptz, ${req.now}::timestamptz ${from}
     ON CONFLICT (seller_id, endpoint, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, response_status = EXCLUDED.response_status,
       response_body = EXCLUDED.response_body, expires_at = EXCLUDED.expires_at, created_at = EXCLUDED.created_at
       WHERE k.expires_at <= ${req.now}
     RETURNING 1`;
 }
+
+/** When an answer stored now stops being replayed (CONTRACT §3: 24 h). */
+export const keyExpiry = (now: Date) => new Date(now.getTime() + retention_ms);
 
 /** Deletes keys past their 24 h (CONTRACT §3), and the claims crashed holders left, a batch at a time. */
 export const idempotencyExpiryJob: Job = {

@@ -1,10 +1,10 @@
 /**
  * A keyed write in one round trip (CONTRACT §3): the write and its key's stored answer are one
  * statement, atomic on its own, with no BEGIN, lock or look-up around it. The answer's insert is
- * the arbiter: a key another request answered (or claimed) makes the statement fail whole, and that
- * answer is replayed (or the key is in use). A request that calls a provider first claims its key
- * before the call (http/idempotency-claim.ts), and its statement ends that claim, failing whole if
- * the claim is no longer its own: one key never makes two provider calls.
+ * the arbiter: a key another request answered (or claimed) writes nothing, and that answer is
+ * replayed (or the key is in use). A request that calls a provider first claims its key before the
+ * call (http/idempotency-claim.ts), and its statement ends that claim, writing nothing if the claim
+ * is no longer its own: one key never makes two provider calls.
  */
 import { randomBytes } from 'node:crypto';
 import { one, run, type Sql, sql } from '../db/sql.ts';
@@ -15,6 +15,7 @@ import {
   afterFailure,
   type IdempotentRequest,
   inUse,
+  keyExpiry,
   keyed,
   replayOf,
   type StoredResponse,
@@ -23,9 +24,24 @@ import {
 } from './idempotency.ts';
 import { claimIs, claimKey, type KeyIds } from './idempotency-claim.ts';
 
-/** A write that is one statement: its CTEs, `written` among them giving the new row's id, and the answer for that id. */
+/**
+ * A keyed request's answer, stored by its write: its JSON text is `head`, the written row's id, then
+ * `tail`. With a `claim_token`, the key was claimed before a provider call, and the write ends that claim.
+ */
+export interface KeyedAnswer {
+  endpoint: string;
+  key: string;
+  request_hash: string;
+  status: number;
+  head: string;
+  tail: string;
+  expires_at: Date;
+  claim_token: string | null;
+}
+
+/** A write that is one statement, storing the key's answer when given: the new row's id, or null when the key was another request's. */
 export interface OneWrite {
-  ctes: Sql;
+  write(answer: KeyedAnswer | null): Promise<number | null>;
   answer(id: number): Answer;
 }
 
@@ -35,7 +51,6 @@ export type Written = StoredResponse & { id: number | null };
 // The answer is rendered before its row's id exists: this stands for the id in its JSON text, and the
 // statement writes the id in its place. Random per process, so no request body can hold it.
 const id_slot = `id-slot-${randomBytes(12).toString('hex')}`;
-const taken_sqlstate = 'GK409'; // idempotency_key_taken() (migration 019)
 
 export async function idempotentWrite<P>(
   req: IdempotentRequest,
@@ -45,8 +60,9 @@ export async function idempotentWrite<P>(
   if (req.key === undefined) {
     const planned = plan(prepare ? await prepare() : null);
     if ('ok' in planned) throw refusalError(planned.refusal);
-    const { id } = one(await run<{ id: number }>(req.db, sql`WITH ${planned.ctes} SELECT id FROM written`));
-    return { ...planned.answer(Number(id)), replayed: false, id: Number(id) };
+    const id = await planned.write(null);
+    if (id === null) throw new Error('an unkeyed write is always written');
+    return { ...planned.answer(id), replayed: false, id };
   }
   const request = { ...req, key: req.key };
   const { ids, fingerprint } = keyed(request);
@@ -78,7 +94,7 @@ export async function idempotentWrite<P>(
 
 /**
  * The write and its answer, in one statement; with a claim `token`, the claim ended by it. A key
- * another request answered or claimed meanwhile fails it whole (AnsweredMeanwhile).
+ * another request answered or claimed meanwhile writes nothing (AnsweredMeanwhile).
  */
 async function written(
   req: IdempotentRequest & { key: string },
@@ -91,18 +107,17 @@ async function written(
   const { status, body } = planned.answer(id_slot as unknown as number);
   const [head, tail, ...more] = JSON.stringify(body).split(`"${id_slot}"`);
   if (tail === undefined || more.length > 0) throw new Error('an answer written by its statement shows its id once');
-  const ours = token
-    ? { ended: sql`ended AS (DELETE FROM idempotency_claims WHERE ${claimIs(ids, token)} RETURNING 1),`, check: sql`EXISTS (SELECT 1 FROM ended)` }
-    : { ended: sql``, check: sql`NOT EXISTS (${liveClaim(ids)})` };
-  const statement = sql`WITH ${planned.ctes}, ${ours.ended}
-    kept AS (${storing(req, fingerprint, status, sql`${head}::text || written.id::text || ${tail}::text`, sql`FROM written`)})
-    SELECT CASE WHEN EXISTS (SELECT 1 FROM kept) AND ${ours.check} THEN written.id ELSE idempotency_key_taken() END AS id FROM written`;
-  let id: number;
-  try {
-    id = Number(one(await run<{ id: number }>(req.db, statement)).id);
-  } catch (error) {
-    throw (error as { code?: string }).code === taken_sqlstate ? new AnsweredMeanwhile() : error;
-  }
+  const id = await planned.write({
+    endpoint: ids.endpoint,
+    key: ids.key,
+    request_hash: fingerprint,
+    status,
+    head: head!,
+    tail,
+    expires_at: keyExpiry(req.now),
+    claim_token: token,
+  });
+  if (id === null) throw new AnsweredMeanwhile();
   return { status, body: `${head}${id}${tail}`, replayed: false, id };
 }
 

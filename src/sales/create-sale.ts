@@ -1,11 +1,11 @@
 import type { Queryable } from '../db/db.ts';
-import { one, run, type Sql, sql } from '../db/sql.ts';
+import { one, run, sql } from '../db/sql.ts';
 import { cardFingerprint } from '../domain/card.ts';
-import { DEFAULT_FEE_SCHEDULE } from '../domain/fees.ts';
 import { ok, type Result, refuse } from '../domain/result.ts';
 import type { SaleRequest } from '../domain/sale-request.ts';
 import { type BoletoIssued, operation, type PixCharge, type ProviderName, type Providers } from '../providers/ports.ts';
 import { qrPngDataUri } from '../qr/pix-qr.ts';
+import type { SaleRow } from './sale-writes.ts';
 
 export interface SaleDeps {
   providers: Providers;
@@ -87,8 +87,8 @@ async function prepareBoleto(q: Queryable, deps: SaleDeps, sale: Extract<SaleReq
 }
 
 /**
- * A sale (status PENDENTE) with what its provider made before (`prepareProvider`): its write, one
- * statement's CTEs (`written` gives the sale's id), and the sale as created once its id is known.
+ * A sale (status PENDENTE) with what its provider made before (`prepareProvider`): its row, and the
+ * sale as created once its id is known.
  */
 export function plannedSale(
   deps: SaleDeps,
@@ -96,10 +96,10 @@ export function plannedSale(
   sale: SaleRequest,
   now: Date,
   prepared: Prepared,
-): { ctes: Sql; created(id: number): CreatedSale } {
+): { row: SaleRow; created(id: number): CreatedSale } {
   const m = methodFields(deps, sale, now, prepared);
   return {
-    ctes: insertSale(sellerId, sale, m, now),
+    row: saleRow(sellerId, sale, m, now),
     created: (id) => ({
       id,
       sale,
@@ -120,34 +120,41 @@ export function plannedSale(
 // A registered boleto is read back from Efí this long after it is made (its notifications come first).
 const first_boleto_check_ms = 5 * 60_000;
 
-// The sale and its items, CTEs of one statement (one round trip). The fee schedule in force is
-// snapshotted from the seller's own schedule or the platform default.
-function insertSale(sellerId: number, sale: SaleRequest, m: MethodFields, now: Date) {
-  return sql`
-  written AS (
-    INSERT INTO transactions (id, seller_id, status, payment_method, amount, fee_schedule,
-      customer_name, customer_email, customer_document, customer_phone, shipping, postback_url, installments,
-      card_brand, card_last_four, card_bin, card_fingerprint, pix_code, pix_txid, pix_expires_at,
-      boleto_code, boleto_barcode, boleto_due_date, boleto_pdf_url, boleto_pix_code, boleto_charge, next_check_at,
-      external_transaction_id, provider_data, created_at, updated_at, pix_charge, provider)
-    SELECT n.id, s.id, 'PENDENTE', ${sale.paymentMethod}, ${sale.amount},
-      coalesce(s.fee_schedule, (SELECT fee_schedule FROM platform_settings), ${JSON.stringify(DEFAULT_FEE_SCHEDULE)}::jsonb),
-      ${sale.customer.name}, ${sale.customer.email}, ${sale.customer.document}, ${sale.customer.phone},
-      ${sale.shipping ? JSON.stringify(sale.shipping) : null}::jsonb, ${sale.postbackUrl}, ${sale.installments},
-      ${m.card?.brand ?? null}, ${m.card?.lastFour ?? null}, ${m.card?.bin ?? null}, ${m.card?.fingerprint ?? null},
-      ${m.pix?.code ?? null}, ${m.pix?.txid ?? null}, ${m.pix?.expiresAt ?? null},
-      ${m.boleto?.code ?? null}, ${m.boleto?.barcode ?? null}, ${m.boleto?.dueDate ?? null}::date, ${m.boleto?.pdfUrl ?? null},
-      ${m.boleto?.pixCode ?? null}, ${m.boleto ? 'ACTIVE' : null}, ${m.boleto && m.provider === 'efi' ? new Date(now.getTime() + first_boleto_check_ms) : null}, coalesce(${m.externalId}, n.id::text),
-      ${m.providerData ? JSON.stringify(m.providerData) : null}::jsonb, ${now}, ${now}, ${m.pix?.charge ?? null}, ${m.provider}
-    FROM (SELECT coalesce(${m.id}::bigint, nextval('transactions_id_seq')) AS id) n, sellers s WHERE s.id = ${sellerId}
-    RETURNING id
-  ), items AS (
-    INSERT INTO sale_items (transaction_id, title, unit_price, quantity, tangible)
-    SELECT written.id, x.title, x.unit_price, x.quantity, x.tangible
-    FROM written, unnest(${sale.items.map((i) => i.title)}::text[], ${sale.items.map((i) => i.unitPrice)}::bigint[],
-      ${sale.items.map((i) => i.quantity)}::int[], ${sale.items.map((i) => i.tangible)}::bool[]) WITH ORDINALITY AS x (title, unit_price, quantity, tangible, n)
-    ORDER BY x.n
-  )`;
+/** The sale's row, written by sale-writes.ts with its items; the fee schedule in force is snapshotted there. */
+function saleRow(sellerId: number, sale: SaleRequest, m: MethodFields, now: Date): SaleRow {
+  return {
+    given_id: m.id,
+    seller_id: sellerId,
+    payment_method: sale.paymentMethod,
+    amount: sale.amount,
+    customer_name: sale.customer.name,
+    customer_email: sale.customer.email,
+    customer_document: sale.customer.document,
+    customer_phone: sale.customer.phone,
+    shipping: sale.shipping,
+    postback_url: sale.postbackUrl,
+    installments: sale.installments,
+    card_brand: m.card?.brand ?? null,
+    card_last_four: m.card?.lastFour ?? null,
+    card_bin: m.card?.bin ?? null,
+    card_fingerprint: m.card?.fingerprint ?? null,
+    pix_code: m.pix?.code ?? null,
+    pix_txid: m.pix?.txid ?? null,
+    pix_expires_at: m.pix?.expiresAt ?? null,
+    pix_charge: m.pix?.charge ?? null,
+    boleto_code: m.boleto?.code ?? null,
+    boleto_barcode: m.boleto?.barcode ?? null,
+    boleto_due_date: m.boleto?.dueDate ?? null,
+    boleto_pdf_url: m.boleto?.pdfUrl ?? null,
+    boleto_pix_code: m.boleto?.pixCode ?? null,
+    boleto_charge: m.boleto ? 'ACTIVE' : null,
+    next_check_at: m.boleto && m.provider === 'efi' ? new Date(now.getTime() + first_boleto_check_ms) : null,
+    external_id: m.externalId,
+    provider_data: m.providerData,
+    provider: m.provider,
+    at: now,
+    items: sale.items.map((i) => ({ title: i.title, unit_price: i.unitPrice, quantity: i.quantity, tangible: i.tangible })),
+  };
 }
 
 /** The sale id, drawn before the write where the provider's reference carries it. */

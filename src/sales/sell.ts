@@ -13,6 +13,7 @@ import { notificationUrlProblem } from '../notifications/target-url.ts';
 import { submitCardSale } from './card-payment.ts';
 import { type Prepared, plannedSale, prepareProvider } from './create-sale.ts';
 import { saleCreatedView } from './sale-view.ts';
+import { writeSale } from './sale-writes.ts';
 
 export interface SaleAsk {
   sellerId: number;
@@ -42,7 +43,10 @@ export async function sell(ctx: AppContext, ask: SaleAsk): Promise<Written> {
       const made = prepared ?? ok({ pix: null, boleto: null });
       if (!made.ok) return made;
       const sale = plannedSale(ctx, ask.sellerId, parsed.value, now, made.value);
-      return { ctes: sale.ctes, answer: (id) => ({ status: 201, body: saleCreatedView(sale.created(id)) }) };
+      return {
+        write: (keyAnswer) => writeSale(ctx.db, { ...sale.row, answer: keyAnswer }),
+        answer: (id) => ({ status: 201, body: saleCreatedView(sale.created(id)) }),
+      };
     },
     parsed.ok && needsPreparing(parsed.value) ? () => prepare(ctx, parsed.value) : undefined,
   );

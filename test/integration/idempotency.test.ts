@@ -5,11 +5,11 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import type { App } from '../../src/app.ts';
 import type { Queryable } from '../../src/db/db.ts';
-import { sql } from '../../src/db/sql.ts';
 import { canonicalJson } from '../../src/domain/canonical-json.ts';
 import type { ApiError } from '../../src/domain/errors.ts';
 import { idempotencyExpiryJob, idempotent } from '../../src/http/idempotency.ts';
-import { idempotentWrite } from '../../src/http/idempotent-write.ts';
+import { idempotentWrite, type KeyedAnswer } from '../../src/http/idempotent-write.ts';
+import { type SaleRow, writeSale } from '../../src/sales/sale-writes.ts';
 import { onPostgres } from '../helpers/databases.ts';
 import { cardExample, pixExample } from '../helpers/fixtures.ts';
 import { adminHeaders, type Gateway, type SellerKeys, startGateway, testEnv } from '../helpers/gateway.ts';
@@ -387,8 +387,8 @@ describe('Idempotency-Key on POST /api/sales', () => {
     assert.notEqual(name, 'written by the work', "this request's work was rolled back");
   });
 
-  /** A one-statement write of its own (the seller's name) under key `key`, and the request it answers. */
-  function sellerRename(sellerId: number, key: string) {
+  /** A one-statement write (a sale, as sale-writes.ts writes it) under key `key`, and the request it answers. */
+  function oneSale(sellerId: number, key: string) {
     const req = {
       db: gw.ctx.db,
       sellerId,
@@ -398,17 +398,54 @@ describe('Idempotency-Key on POST /api/sales', () => {
       now: T0,
       fingerprintKey: 'test-fingerprint-key',
     };
+    const row: SaleRow = {
+      ...Object.fromEntries(sale_columns.map((c) => [c, null])),
+      given_id: null,
+      seller_id: sellerId,
+      payment_method: 'CREDIT_CARD',
+      amount: 1000,
+      customer_name: 'Maria Silva',
+      customer_email: 'maria@example.com',
+      provider: 'sandbox',
+      at: T0,
+      items: [{ title: 'Curso', unit_price: 1000, quantity: 1, tangible: false }],
+    } as SaleRow;
     const plan = () => ({
-      ctes: sql`written AS (UPDATE sellers SET name = 'written by the work' WHERE id = ${sellerId} RETURNING id)`,
-      answer: (id: number) => ({ status: 201, body: { renamed: id } }),
+      write: (answer: KeyedAnswer | null) => writeSale(gw.ctx.db, { ...row, answer }),
+      answer: (id: number) => ({ status: 201, body: { sale: id } }),
     });
-    const nameNow = async () => (await gw.ctx.db.query<{ name: string }>('SELECT name FROM sellers WHERE id = $1', [sellerId])).rows[0]!.name;
-    return { req, plan, nameNow };
+    const salesNow = async () =>
+      (await gw.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM transactions WHERE seller_id = $1', [sellerId])).rows[0]!.n;
+    return { req, plan, salesNow };
   }
+  const sale_columns = [
+    'customer_document',
+    'customer_phone',
+    'shipping',
+    'postback_url',
+    'installments',
+    'card_brand',
+    'card_last_four',
+    'card_bin',
+    'card_fingerprint',
+    'pix_code',
+    'pix_txid',
+    'pix_expires_at',
+    'pix_charge',
+    'boleto_code',
+    'boleto_barcode',
+    'boleto_due_date',
+    'boleto_pdf_url',
+    'boleto_pix_code',
+    'boleto_charge',
+    'next_check_at',
+    'external_id',
+    'provider_data',
+  ];
 
   test('a one-statement write whose key another request answered fails whole, and that answer is replayed', async () => {
     const seller = await gw.createSeller();
-    const { req, plan, nameNow } = sellerRename(seller.id, 'answered-before');
+    const { req, plan, salesNow } = oneSale(seller.id, 'answered-before');
     // Committed by another request: no look-up precedes the write, whose answer's insert finds it.
     await gw.ctx.db.query(
       `INSERT INTO idempotency_keys (seller_id, endpoint, key, request_hash, response_status, response_body, expires_at, created_at)
@@ -417,24 +454,25 @@ describe('Idempotency-Key on POST /api/sales', () => {
     );
     const answer = await idempotentWrite(req, plan);
     assert.deepEqual(answer, { status: 201, body: '{"from":"the other request"}', replayed: true, id: null });
-    assert.notEqual(await nameNow(), 'written by the work', "this request's write was rolled back");
+    assert.equal(await salesNow(), 0, "this request's sale was not written");
     const fresh = await idempotentWrite({ ...req, key: 'fresh' }, plan);
-    assert.deepEqual(fresh, { status: 201, body: `{"renamed":${seller.id}}`, replayed: false, id: seller.id });
-    assert.equal(await nameNow(), 'written by the work');
+    assert.ok(fresh.id !== null);
+    assert.deepEqual(fresh, { status: 201, body: `{"sale":${fresh.id}}`, replayed: false, id: fresh.id });
+    assert.equal(await salesNow(), 1);
     const replay = await idempotentWrite({ ...req, key: 'fresh' }, plan);
     assert.deepEqual(replay, { ...fresh, replayed: true, id: null });
   });
 
   test('a claim taken over while its holder called the provider: its write fails whole, nothing stored, the key in use', async () => {
     const seller = await gw.createSeller();
-    const { req, plan, nameNow } = sellerRename(seller.id, 'taken-over');
+    const { req, plan, salesNow } = oneSale(seller.id, 'taken-over');
     // What a lease that lapsed mid-call leaves: another request's claim on the key.
     const prepare = async () => {
       await gw.ctx.db.query("UPDATE idempotency_claims SET claimed_by = 'another request' WHERE seller_id = $1 AND key = $2", [seller.id, req.key]);
       return null;
     };
     await assert.rejects(idempotentWrite(req, plan, prepare), (e: ApiError) => e.code === 'IDEMPOTENCY_KEY_IN_USE');
-    assert.notEqual(await nameNow(), 'written by the work', 'the write was rolled back');
+    assert.equal(await salesNow(), 0, 'the sale was not written');
     const stored = await gw.ctx.db.query('SELECT 1 FROM idempotency_keys WHERE seller_id = $1 AND key = $2', [seller.id, req.key]);
     assert.equal(stored.rowCount, 0, 'no answer stored');
     const claims = await gw.ctx.db.query<{ claimed_by: string }>('SELECT claimed_by FROM idempotency_claims WHERE seller_id = $1', [seller.id]);

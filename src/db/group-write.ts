@@ -1,0 +1,90 @@
+/**
+ * Group commit for a hot write: writes that arrive while the database is busy with earlier ones
+ * leave together as one statement, so a burst of N pays for one round trip, one wake-up of a
+ * backend and one commit instead of N. Nothing waits for a batch to fill: a write goes at once
+ * when fewer than `inFlight` statements are out, and a batch is simply whatever queued meanwhile.
+ *
+ * A statement that the server refused (an error with a SQLSTATE: nothing of it committed) is tried
+ * again one write at a time, so one write's error never becomes its neighbours'. Any other failure
+ * (a lost connection: the statement may have committed) is every write's, as it would be alone.
+ */
+export interface GroupWriteOptions<I, O> {
+  /** One statement for the writes, answering one result per write, in order. */
+  flush(items: I[]): Promise<O[]>;
+  /** Writes with the same slot never share a statement (one row may not be touched twice by it); null: any. */
+  slot(item: I): string | null;
+  inFlight: number;
+  maxItems: number;
+}
+
+interface Waiting<I, O> {
+  item: I;
+  resolve(value: O): void;
+  reject(error: unknown): void;
+}
+
+export function groupWriter<I, O>(options: GroupWriteOptions<I, O>): (item: I) => Promise<O> {
+  const queue: Waiting<I, O>[] = [];
+  let running = 0;
+
+  const take = (): Waiting<I, O>[] => {
+    const batch: Waiting<I, O>[] = [];
+    const slots = new Set<string>();
+    for (let i = 0; i < queue.length && batch.length < options.maxItems; ) {
+      const slot = options.slot(queue[i]!.item);
+      if (slot !== null && slots.has(slot)) {
+        i++; // left for a later statement, in its turn
+        continue;
+      }
+      if (slot !== null) slots.add(slot);
+      batch.push(queue.splice(i, 1)[0]!);
+    }
+    return batch;
+  };
+
+  const pump = () => {
+    while (running < options.inFlight && queue.length > 0) {
+      const batch = take();
+      running++;
+      send(batch).finally(() => {
+        running--;
+        pump();
+      });
+    }
+  };
+
+  const send = async (batch: Waiting<I, O>[]) => {
+    try {
+      settle(batch, await options.flush(batch.map((w) => w.item)));
+    } catch (error) {
+      if (batch.length === 1 || !refusedByServer(error)) {
+        for (const w of batch) w.reject(error);
+        return;
+      }
+      for (const w of batch) {
+        try {
+          settle([w], await options.flush([w.item]));
+        } catch (alone) {
+          w.reject(alone);
+        }
+      }
+    }
+  };
+
+  return (item) =>
+    new Promise<O>((resolve, reject) => {
+      queue.push({ item, resolve, reject });
+      pump();
+    });
+}
+
+function settle<I, O>(batch: Waiting<I, O>[], results: O[]) {
+  if (results.length !== batch.length) throw new Error(`a group write answered ${results.length} results for ${batch.length} writes`);
+  for (let i = 0; i < batch.length; i++) batch[i]!.resolve(results[i]!);
+}
+
+/** The server answered the statement with an error: it rolled back whole, and no write of it committed. */
+function refusedByServer(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith('08');
+}
