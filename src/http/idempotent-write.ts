@@ -52,13 +52,19 @@ export type Written = StoredResponse & { id: number | null };
 // statement writes the id in its place. Random per process, so no request body can hold it.
 const id_slot = `id-slot-${randomBytes(12).toString('hex')}`;
 
+/** What must run before the write, outside any transaction; `callsProvider`: it may call a provider, so a keyed request claims its key first. */
+export interface Preparation<P> {
+  run(): Promise<P>;
+  callsProvider: boolean;
+}
+
 export async function idempotentWrite<P>(
   req: IdempotentRequest,
   plan: (prepared: P | null) => OneWrite | Refused,
-  prepare?: () => Promise<P>,
+  prepare?: Preparation<P>,
 ): Promise<Written> {
   if (req.key === undefined) {
-    const planned = plan(prepare ? await prepare() : null);
+    const planned = plan(prepare ? await prepare.run() : null);
     if ('ok' in planned) throw refusalError(planned.refusal);
     const id = await planned.write(null);
     if (id === null) throw new Error('an unkeyed write is always written');
@@ -66,9 +72,9 @@ export async function idempotentWrite<P>(
   }
   const request = { ...req, key: req.key };
   const { ids, fingerprint } = keyed(request);
-  if (!prepare) {
+  if (!prepare?.callsProvider) {
     try {
-      return await written(request, fingerprint, ids, plan(null), null);
+      return await written(request, fingerprint, ids, plan(prepare ? await prepare.run() : null), null);
     } catch (error) {
       return { ...(await afterFailure(req, ids, fingerprint, error, (a) => keep(request, ids, fingerprint, a))), id: null };
     }
@@ -77,7 +83,7 @@ export async function idempotentWrite<P>(
   if (claim.kind === 'held') throw inUse();
   if (claim.kind === 'answered') return { ...replayOf(claim.requestHash, claim.status, claim.body, fingerprint), id: null };
   try {
-    const answer = await written(request, fingerprint, ids, plan(await prepare()), claim.token);
+    const answer = await written(request, fingerprint, ids, plan(await prepare.run()), claim.token);
     claim.stop(); // ended by the write
     return answer;
   } catch (error) {

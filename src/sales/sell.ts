@@ -48,7 +48,7 @@ export async function sell(ctx: AppContext, ask: SaleAsk): Promise<Written> {
         answer: (id) => ({ status: 201, body: saleCreatedView(sale.created(id)) }),
       };
     },
-    parsed.ok && needsPreparing(parsed.value) ? () => prepare(ctx, parsed.value) : undefined,
+    parsed.ok && needsPreparing(parsed.value) ? { run: () => prepare(ctx, parsed.value), callsProvider: callsProvider(parsed.value) } : undefined,
   );
   // After the sale is written and outside its transaction: a processor that decides over the
   // network gets the card now (CONTRACT §11.2). A replay sends nothing again.
@@ -58,6 +58,14 @@ export async function sell(ctx: AppContext, ask: SaleAsk): Promise<Written> {
 
 /** What must happen before the write and outside its transaction: a postback URL's check (DNS), a PIX charge, a boleto's registration. */
 const needsPreparing = (sale: SaleRequest) => sale.postbackUrl !== null || sale.paymentMethod === 'PIX' || sale.paymentMethod === 'BOLETO';
+
+/**
+ * A dynamic PIX charge is a call to the PSP and a boleto a call to its issuer; a static BR Code is
+ * ours alone (the PIX port's contract), and a postback URL's check asks DNS, not a provider. A key
+ * is claimed only before a provider call: elsewhere a same-key request that prepared too loses at
+ * the write, where the key is decided, and replays the answer.
+ */
+const callsProvider = (sale: SaleRequest) => sale.paymentMethod === 'BOLETO' || (sale.paymentMethod === 'PIX' && sale.pix.expiresInSeconds !== null);
 
 async function prepare(ctx: AppContext, sale: SaleRequest): Promise<Preparation> {
   const url = sale.postbackUrl;

@@ -471,7 +471,7 @@ describe('Idempotency-Key on POST /api/sales', () => {
       await gw.ctx.db.query("UPDATE idempotency_claims SET claimed_by = 'another request' WHERE seller_id = $1 AND key = $2", [seller.id, req.key]);
       return null;
     };
-    await assert.rejects(idempotentWrite(req, plan, prepare), (e: ApiError) => e.code === 'IDEMPOTENCY_KEY_IN_USE');
+    await assert.rejects(idempotentWrite(req, plan, { run: prepare, callsProvider: true }), (e: ApiError) => e.code === 'IDEMPOTENCY_KEY_IN_USE');
     assert.equal(await salesNow(), 0, 'the sale was not written');
     const stored = await gw.ctx.db.query('SELECT 1 FROM idempotency_keys WHERE seller_id = $1 AND key = $2', [seller.id, req.key]);
     assert.equal(stored.rowCount, 0, 'no answer stored');
