@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/db.ts';
-import { maybeOne, run, type Sql, sql } from '../db/sql.ts';
+import { one, run, type Sql, sql } from '../db/sql.ts';
 
 export const claim_lease_ms = 3_000;
 // Renewed well before it lapses: two renewals may fail before another request can take the key over.
@@ -32,46 +32,22 @@ const keyIs = (ids: KeyIds) => sql`seller_id = ${ids.sellerId} AND endpoint = ${
 export const claimIs = (ids: KeyIds, token: string) => sql`${keyIs(ids)} AND claimed_by = ${token}`;
 
 /**
- * Claims the key unless another request's claim lives; a lapsed one is taken over. The answer is
- * looked for only once the claim is ours: an answer and its claim's end commit together, so either
- * the claim was still there (held) or the answer is (replayed).
+ * Claims the key unless another request's claim lives; a lapsed one is taken over. One round trip
+ * (claim_idempotency_key, migration 020): the claim, then its answer looked for with a snapshot
+ * taken after it, so either another request's claim was still there (held) or its answer is
+ * (replayed); a replay's claim is dropped in the same call.
  */
 export async function claimKey(db: Db, ids: KeyIds, now: Date): Promise<Claim> {
   const token = randomBytes(16).toString('hex');
-  // A claim being ended by another request's answer is simply held (SKIP LOCKED); the insert may wait
-  // for that statement's end, then finds the key free and its answer stored.
-  const fresh = await run(
-    db,
-    sql`INSERT INTO idempotency_claims (seller_id, endpoint, key, claimed_by, claimed_until)
-        VALUES (${ids.sellerId}, ${ids.endpoint}, ${ids.key}, ${token}, ${lease}) ON CONFLICT DO NOTHING`,
+  const r = one(
+    await run<{ claimed: boolean; request_hash: string | null; response_status: number | null; response_body: string | null }>(
+      db,
+      sql`SELECT * FROM claim_idempotency_key(${ids.sellerId}, ${ids.endpoint}, ${ids.key}, ${token}, ${`${claim_lease_ms} milliseconds`}::interval, ${now})`,
+    ),
   );
-  const claimed =
-    fresh.rowCount === 1 ||
-    (
-      await run(
-        db,
-        sql`UPDATE idempotency_claims SET claimed_by = ${token}, claimed_until = ${lease}
-            WHERE ${keyIs(ids)} AND claimed_until < clock_timestamp()
-              AND ctid = (SELECT ctid FROM idempotency_claims WHERE ${keyIs(ids)} FOR UPDATE SKIP LOCKED)`,
-      )
-    ).rowCount === 1;
-  if (!claimed) return { kind: 'held' };
-  const claim = holding(db, claimIs(ids, token), token);
-  let answer: { request_hash: string; response_status: number; response_body: string } | null;
-  try {
-    answer = maybeOne(
-      await run<{ request_hash: string; response_status: number; response_body: string }>(
-        db,
-        sql`SELECT request_hash, response_status, response_body FROM idempotency_keys WHERE ${keyIs(ids)} AND expires_at > ${now}`,
-      ),
-    );
-  } catch (error) {
-    await claim.release(); // else its renewal would hold the key for the life of the process
-    throw error;
-  }
-  if (!answer) return claim;
-  await claim.release();
-  return { kind: 'answered', requestHash: answer.request_hash, status: answer.response_status, body: answer.response_body };
+  if (!r.claimed) return { kind: 'held' };
+  if (r.request_hash !== null) return { kind: 'answered', requestHash: r.request_hash, status: r.response_status!, body: r.response_body! };
+  return holding(db, claimIs(ids, token), token);
 }
 
 function holding(db: Db, mine: Sql, token: string): Extract<Claim, { kind: 'claimed' }> {
