@@ -6,7 +6,9 @@
  *
  * A statement that the server refused (an error with a SQLSTATE: nothing of it committed) is tried
  * again one write at a time, so one write's error never becomes its neighbours'. Any other failure
- * (a lost connection: the statement may have committed) is every write's, as it would be alone.
+ * (a lost connection: the statement may have committed; a timeout) is every write's, as it would
+ * be alone. A write that waited `maxWaitMs` for its turn fails with `tooLong()`, as a request
+ * that waited that long for a pooled connection would.
  */
 export interface GroupWriteOptions<I, O> {
   /** One statement for the writes, answering one result per write, in order. */
@@ -15,12 +17,15 @@ export interface GroupWriteOptions<I, O> {
   slot(item: I): string | null;
   inFlight: number;
   maxItems: number;
+  maxWaitMs: number;
+  tooLong(): Error;
 }
 
 interface Waiting<I, O> {
   item: I;
   resolve(value: O): void;
   reject(error: unknown): void;
+  timer?: NodeJS.Timeout;
 }
 
 export function groupWriter<I, O>(options: GroupWriteOptions<I, O>): (item: I) => Promise<O> {
@@ -37,7 +42,9 @@ export function groupWriter<I, O>(options: GroupWriteOptions<I, O>): (item: I) =
         continue;
       }
       if (slot !== null) slots.add(slot);
-      batch.push(queue.splice(i, 1)[0]!);
+      const taken = queue.splice(i, 1)[0]!;
+      clearTimeout(taken.timer);
+      batch.push(taken);
     }
     return batch;
   };
@@ -73,8 +80,17 @@ export function groupWriter<I, O>(options: GroupWriteOptions<I, O>): (item: I) =
 
   return (item) =>
     new Promise<O>((resolve, reject) => {
-      queue.push({ item, resolve, reject });
+      const waiting: Waiting<I, O> = { item, resolve, reject };
+      queue.push(waiting);
       pump();
+      if (queue.includes(waiting)) {
+        waiting.timer = setTimeout(() => {
+          const at = queue.indexOf(waiting);
+          if (at < 0) return;
+          queue.splice(at, 1);
+          reject(options.tooLong());
+        }, options.maxWaitMs);
+      }
     });
 }
 

@@ -75,8 +75,11 @@ function holding(db: Db, mine: Sql, token: string): Extract<Claim, { kind: 'clai
 export async function dropLapsedClaims(db: Db, limit: number): Promise<number> {
   const r = await run(
     db,
+    // The lapse is tested again on the row deleted: a claim taken over meanwhile (its lease renewed)
+    // is its new holder's, whose provider call it guards.
     sql`DELETE FROM idempotency_claims WHERE (seller_id, endpoint, key) IN (
-          SELECT seller_id, endpoint, key FROM idempotency_claims WHERE claimed_until < clock_timestamp() LIMIT ${limit})`,
+          SELECT seller_id, endpoint, key FROM idempotency_claims WHERE claimed_until < clock_timestamp() LIMIT ${limit})
+        AND claimed_until < clock_timestamp()`,
   );
   return r.rowCount;
 }

@@ -207,8 +207,11 @@ export const idempotencyExpiryJob: Job = {
   async run(ctx) {
     const r = await runSql(
       ctx.db,
+      // The expiry is tested again on the row deleted: a sale that stored a fresh answer over an
+      // expired one meanwhile (its insert's ON CONFLICT) keeps it, and its key replays it.
       sql`DELETE FROM idempotency_keys WHERE (seller_id, endpoint, key) IN (
-            SELECT seller_id, endpoint, key FROM idempotency_keys WHERE expires_at <= ${ctx.clock.now()} LIMIT ${expiry_batch_size})`,
+            SELECT seller_id, endpoint, key FROM idempotency_keys WHERE expires_at <= ${ctx.clock.now()} LIMIT ${expiry_batch_size})
+          AND expires_at <= ${ctx.clock.now()}`,
     );
     return r.rowCount + (await dropLapsedClaims(ctx.db, expiry_batch_size));
   },

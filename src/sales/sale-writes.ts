@@ -4,7 +4,7 @@
  * answer (CONTRACT §3). Each sale of the group stands alone: a key another request answered or
  * holds (a live claim) writes neither that sale nor its answer, and tells only that sale so.
  */
-import type { Db } from '../db/db.ts';
+import { DatabaseUnavailableError, type Db } from '../db/db.ts';
 import { groupWriter } from '../db/group-write.ts';
 import { run, sql } from '../db/sql.ts';
 import { DEFAULT_FEE_SCHEDULE } from '../domain/fees.ts';
@@ -66,6 +66,9 @@ export function writeSale(db: Db, sale: SaleWrite): Promise<number | null> {
       slot: (s) => (s.answer ? `${s.seller_id}\n${s.answer.endpoint}\n${s.answer.key}` : null),
       inFlight: statements_in_flight,
       maxItems: sales_per_statement,
+      // As long as a request waits for a pooled connection before it is told the database is busy (503).
+      maxWaitMs: 3_000,
+      tooLong: () => new DatabaseUnavailableError('database busy: sales waited too long for their turn', false),
     });
     writers.set(db, write);
   }

@@ -443,7 +443,7 @@ describe('Idempotency-Key on POST /api/sales', () => {
     'provider_data',
   ];
 
-  test('a one-statement write whose key another request answered fails whole, and that answer is replayed', async () => {
+  test('a one-statement write whose key another request answered writes nothing, and that answer is replayed', async () => {
     const seller = await gw.createSeller();
     const { req, plan, salesNow } = oneSale(seller.id, 'answered-before');
     // Committed by another request: no look-up precedes the write, whose answer's insert finds it.
@@ -463,7 +463,7 @@ describe('Idempotency-Key on POST /api/sales', () => {
     assert.deepEqual(replay, { ...fresh, replayed: true, id: null });
   });
 
-  test('a claim taken over while its holder called the provider: its write fails whole, nothing stored, the key in use', async () => {
+  test('a claim taken over while its holder called the provider: its write writes nothing, nothing stored, the key in use', async () => {
     const seller = await gw.createSeller();
     const { req, plan, salesNow } = oneSale(seller.id, 'taken-over');
     // What a lease that lapsed mid-call leaves: another request's claim on the key.
@@ -543,6 +543,46 @@ describe('Idempotency-Key on POST /api/sales', () => {
     for (let i = 0; i < 10 && (await idempotencyExpiryJob.run(gw.ctx)) > 0; i++);
     assert.deepEqual(await keys(), []);
     current = T0;
+  });
+
+  test('the expiry job never deletes what changed under it: a claim taken over, an expired answer replaced', {
+    skip: onPostgres ? false : 'PostgreSQL only: two connections',
+  }, async () => {
+    current = T0;
+    const seller = await gw.createSeller();
+    await gw.ctx.db.query(
+      `INSERT INTO idempotency_claims (seller_id, endpoint, key, claimed_by, claimed_until) VALUES ($1, 'POST /api/sales', 'lapsed', 'dead', clock_timestamp() - interval '1 minute')`,
+      [seller.id],
+    );
+    await gw.ctx.db.query(
+      `INSERT INTO idempotency_keys (seller_id, endpoint, key, request_hash, response_status, response_body, expires_at, created_at)
+       VALUES ($1, 'POST /api/sales', 'expired', 'h', 201, 'old', $2, $3)`,
+      [seller.id, new Date(T0.getTime() - 3_600_000), new Date(T0.getTime() - 86_400_000)],
+    );
+    // Another request, mid-statement: it takes the lapsed claim over and replaces the expired answer.
+    const other = new pg.Client({ connectionString: gw.config.databaseUrl });
+    await other.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query(
+        `UPDATE idempotency_claims SET claimed_by = 'new holder', claimed_until = clock_timestamp() + interval '1 minute' WHERE seller_id = $1 AND key = 'lapsed'`,
+        [seller.id],
+      );
+      await other.query(`UPDATE idempotency_keys SET response_body = 'fresh', expires_at = $2 WHERE seller_id = $1 AND key = 'expired'`, [
+        seller.id,
+        new Date(T0.getTime() + 86_400_000),
+      ]);
+      const job = idempotencyExpiryJob.run(gw.ctx); // waits on the rows the other request holds
+      await new Promise((r) => setTimeout(r, 300));
+      await other.query('COMMIT');
+      await job;
+    } finally {
+      await other.end();
+    }
+    const claims = await gw.ctx.db.query('SELECT claimed_by FROM idempotency_claims WHERE seller_id = $1', [seller.id]);
+    assert.deepEqual(claims.rows, [{ claimed_by: 'new holder' }], "the new holder's claim stands");
+    const answers = await gw.ctx.db.query('SELECT response_body FROM idempotency_keys WHERE seller_id = $1', [seller.id]);
+    assert.deepEqual(answers.rows, [{ response_body: 'fresh' }], 'the fresh answer stands');
   });
 
   test('a deeply nested body with an Idempotency-Key is a 400, not a 500', async () => {

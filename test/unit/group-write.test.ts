@@ -8,7 +8,7 @@ interface Item {
 }
 
 /** A writer whose statements the test ends by hand, recording each statement's items. */
-function harness(options: { inFlight: number; maxItems: number; fail?: (items: Item[]) => unknown }) {
+function harness(options: { inFlight: number; maxItems: number; maxWaitMs?: number; fail?: (items: Item[]) => unknown }) {
   const statements: Item[][] = [];
   const pending: (() => void)[] = [];
   const write = groupWriter<Item, number>({
@@ -24,6 +24,8 @@ function harness(options: { inFlight: number; maxItems: number; fail?: (items: I
     slot: (i) => i.slot ?? null,
     inFlight: options.inFlight,
     maxItems: options.maxItems,
+    maxWaitMs: options.maxWaitMs ?? 60_000,
+    tooLong: () => new Error('waited too long'),
   });
   /** Ends the statements out now, oldest first, and lets their results settle. */
   const finish = async () => {
@@ -115,5 +117,24 @@ describe('group write', () => {
       h.statements.map((s) => s.map((i) => i.value)),
       [[1], [2], [3, 4]],
     );
+  });
+
+  test('a write that waits maxWaitMs for its turn fails, and is never sent; one sent in time is unaffected', async () => {
+    const h = harness({ inFlight: 1, maxItems: 10, maxWaitMs: 50 });
+    const first = h.write({ value: 1 }); // out, and its statement hangs
+    const waiting = h.write({ value: 2 });
+    const started = Date.now();
+    await assert.rejects(waiting, /waited too long/);
+    assert.ok(Date.now() - started >= 40, 'failed at its deadline, not before');
+    await h.finish();
+    assert.equal(await first, 10);
+    assert.deepEqual(
+      h.statements.map((s) => s.map((i) => i.value)),
+      [[1]],
+      'the write that timed out was never sent',
+    );
+    const later = h.write({ value: 3 });
+    await h.finish();
+    assert.equal(await later, 30);
   });
 });

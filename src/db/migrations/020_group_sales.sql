@@ -1,7 +1,3 @@
--- Sales are written in groups (src/sales/sale-writes.ts): a sale whose key another request holds
--- is simply not written, and the others of its statement are, so nothing raises this any more.
-DROP FUNCTION idempotency_key_taken()
--- statement
 -- A key claimed before a provider call (src/http/idempotency-claim.ts), in one round trip: the claim
 -- (a fresh one, or one whose holder's lease lapsed), then its answer looked for. Each statement of a
 -- volatile function reads a snapshot of its own, so the look-up sees every answer committed before
@@ -14,7 +10,9 @@ BEGIN
   INSERT INTO idempotency_claims (seller_id, endpoint, key, claimed_by, claimed_until)
   VALUES (p_seller, p_endpoint, p_key, p_token, clock_timestamp() + p_lease) ON CONFLICT DO NOTHING;
   IF NOT FOUND THEN
-    -- A claim being ended by another request's answer is simply held (SKIP LOCKED).
+    -- A lapsed claim is taken over. One that another request's write is ending right now is
+    -- skipped (SKIP LOCKED) and reads as held; usually, though, the insert above waited for that
+    -- write to end, found the key free, and the look-up below replays its answer.
     UPDATE idempotency_claims c SET claimed_by = p_token, claimed_until = clock_timestamp() + p_lease
     WHERE c.seller_id = p_seller AND c.endpoint = p_endpoint AND c.key = p_key AND c.claimed_until < clock_timestamp()
       AND c.ctid = (SELECT x.ctid FROM idempotency_claims x WHERE x.seller_id = p_seller AND x.endpoint = p_endpoint AND x.key = p_key
