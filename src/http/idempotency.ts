@@ -183,6 +183,12 @@ async function store(q: Queryable, req: IdempotentRequest, fingerprint: string, 
   return r.rowCount === 1;
 }
 
+/** An answer's insert into `idempotency_keys AS k`: over an expired answer only (its key then free again, CONTRACT §3). */
+export const replacingExpired = sql`ON CONFLICT (seller_id, endpoint, key) DO UPDATE SET request_hash = EXCLUDED.request_hash,
+    response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body, expires_at = EXCLUDED.expires_at,
+    created_at = EXCLUDED.created_at
+  WHERE k.expires_at <= EXCLUDED.created_at`;
+
 /**
  * The statement storing an answer (`body`, SQL giving its JSON text) under the request's key, from
  * the rows of `from` (none: nothing stored); a live answer already there is left, and nothing returned.
@@ -191,9 +197,7 @@ export function storing(req: IdempotentRequest, fingerprint: string, status: num
   return sql`INSERT INTO idempotency_keys AS k (seller_id, endpoint, key, request_hash, response_status, response_body, expires_at, created_at)
     SELECT ${req.sellerId}::bigint, ${req.endpoint}::text, ${req.key}::text, ${fingerprint}::text, ${status}::int, (${body})::text,
       ${keyExpiry(req.now)}::timestamptz, ${req.now}::timestamptz ${from}
-    ON CONFLICT (seller_id, endpoint, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, response_status = EXCLUDED.response_status,
-      response_body = EXCLUDED.response_body, expires_at = EXCLUDED.expires_at, created_at = EXCLUDED.created_at
-      WHERE k.expires_at <= ${req.now}
+    ${replacingExpired}
     RETURNING 1`;
 }
 

@@ -8,6 +8,7 @@ import { DatabaseUnavailableError, type Db } from '../db/db.ts';
 import { groupWriter } from '../db/group-write.ts';
 import { run, sql } from '../db/sql.ts';
 import { DEFAULT_FEE_SCHEDULE } from '../domain/fees.ts';
+import { replacingExpired } from '../http/idempotency.ts';
 import type { KeyedAnswer } from '../http/idempotent-write.ts';
 
 /** One sale's row as written (status PENDENTE), its items in order. */
@@ -106,9 +107,7 @@ export async function writeSales(db: Db, sales: SaleWrite[]): Promise<(number | 
           WHERE c.seller_id = i.seller_id AND c.endpoint = i.endpoint AND c.key = i.key AND c.claimed_until > clock_timestamp())
         ELSE EXISTS (SELECT 1 FROM ended WHERE ended.n = i.n) END
       ORDER BY i.seller_id, i.endpoint, i.key
-      ON CONFLICT (seller_id, endpoint, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, response_status = EXCLUDED.response_status,
-        response_body = EXCLUDED.response_body, expires_at = EXCLUDED.expires_at, created_at = EXCLUDED.created_at
-        WHERE k.expires_at <= EXCLUDED.created_at
+      ${replacingExpired}
       RETURNING k.seller_id, k.endpoint, k.key
     ), written AS (
       INSERT INTO transactions (id, seller_id, status, payment_method, amount, fee_schedule,

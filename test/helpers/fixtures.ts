@@ -226,3 +226,43 @@ export function saleOf(method: Method, options: SaleOptions = {}): Json {
       return { ...base, card: card('5555555555554444') };
   }
 }
+
+/**
+ * A card sale's row as src/sales/sale-writes.ts writes it (for tests that call the writer itself):
+ * one item of the sale's amount, every column a card sale leaves empty null.
+ */
+export function saleRowExample(sellerId: number, amount: number, at: Date) {
+  return {
+    given_id: null,
+    seller_id: sellerId,
+    payment_method: 'CREDIT_CARD',
+    amount,
+    customer_name: 'Maria Silva',
+    customer_email: 'maria@example.com',
+    customer_document: null,
+    customer_phone: null,
+    shipping: null,
+    postback_url: null,
+    installments: null,
+    card_brand: null,
+    card_last_four: null,
+    card_bin: null,
+    card_fingerprint: null,
+    pix_code: null,
+    pix_txid: null,
+    pix_expires_at: null,
+    pix_charge: null,
+    boleto_code: null,
+    boleto_barcode: null,
+    boleto_due_date: null,
+    boleto_pdf_url: null,
+    boleto_pix_code: null,
+    boleto_charge: null,
+    next_check_at: null,
+    external_id: null,
+    provider_data: null,
+    provider: 'sandbox',
+    at,
+    items: [{ title: 'Curso', unit_price: amount, quantity: 1, tangible: false }],
+  };
+}

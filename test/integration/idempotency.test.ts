@@ -11,7 +11,7 @@ import { idempotencyExpiryJob, idempotent } from '../../src/http/idempotency.ts'
 import { idempotentWrite, type KeyedAnswer } from '../../src/http/idempotent-write.ts';
 import { type SaleRow, writeSale } from '../../src/sales/sale-writes.ts';
 import { onPostgres } from '../helpers/databases.ts';
-import { cardExample, pixExample } from '../helpers/fixtures.ts';
+import { cardExample, pixExample, saleRowExample } from '../helpers/fixtures.ts';
 import { adminHeaders, type Gateway, type SellerKeys, startGateway, testEnv } from '../helpers/gateway.ts';
 
 type Json = Record<string, unknown>;
@@ -398,18 +398,7 @@ describe('Idempotency-Key on POST /api/sales', () => {
       now: T0,
       fingerprintKey: 'test-fingerprint-key',
     };
-    const row: SaleRow = {
-      ...Object.fromEntries(sale_columns.map((c) => [c, null])),
-      given_id: null,
-      seller_id: sellerId,
-      payment_method: 'CREDIT_CARD',
-      amount: 1000,
-      customer_name: 'Maria Silva',
-      customer_email: 'maria@example.com',
-      provider: 'sandbox',
-      at: T0,
-      items: [{ title: 'Curso', unit_price: 1000, quantity: 1, tangible: false }],
-    } as SaleRow;
+    const row: SaleRow = saleRowExample(sellerId, 1000, T0);
     const plan = () => ({
       write: (answer: KeyedAnswer | null) => writeSale(gw.ctx.db, { ...row, answer }),
       answer: (id: number) => ({ status: 201, body: { sale: id } }),
@@ -418,30 +407,6 @@ describe('Idempotency-Key on POST /api/sales', () => {
       (await gw.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM transactions WHERE seller_id = $1', [sellerId])).rows[0]!.n;
     return { req, plan, salesNow };
   }
-  const sale_columns = [
-    'customer_document',
-    'customer_phone',
-    'shipping',
-    'postback_url',
-    'installments',
-    'card_brand',
-    'card_last_four',
-    'card_bin',
-    'card_fingerprint',
-    'pix_code',
-    'pix_txid',
-    'pix_expires_at',
-    'pix_charge',
-    'boleto_code',
-    'boleto_barcode',
-    'boleto_due_date',
-    'boleto_pdf_url',
-    'boleto_pix_code',
-    'boleto_charge',
-    'next_check_at',
-    'external_id',
-    'provider_data',
-  ];
 
   test('a one-statement write whose key another request answered writes nothing, and that answer is replayed', async () => {
     const seller = await gw.createSeller();

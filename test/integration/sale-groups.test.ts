@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { Db } from '../../src/db/db.ts';
 import { type SaleRow, writeSale } from '../../src/sales/sale-writes.ts';
-import { cardExample, pixExample } from '../helpers/fixtures.ts';
+import { cardExample, pixExample, saleRowExample } from '../helpers/fixtures.ts';
 import { type Gateway, type SellerKeys, startGateway } from '../helpers/gateway.ts';
 
 type Json = Record<string, unknown>;
@@ -77,16 +77,7 @@ describe('sales written in groups', () => {
     const statements: string[] = [];
     const counted = countingDb(gw.ctx.db, statements);
     const sale = (amount: number, sellerId = seller.id): SaleRow & { answer: null } => ({
-      ...nulls,
-      given_id: null,
-      seller_id: sellerId,
-      payment_method: 'CREDIT_CARD',
-      amount,
-      customer_name: 'Maria Silva',
-      customer_email: 'maria@example.com',
-      provider: 'sandbox',
-      at: new Date(),
-      items: [{ title: 'x', unit_price: amount, quantity: 1, tangible: false }],
+      ...saleRowExample(sellerId, amount, new Date()),
       answer: null,
     });
     // Two go at once (two statements out); the next four wait and go together, one of them for a
@@ -121,33 +112,3 @@ function countingDb(db: Db, statements: string[]): Db {
     },
   });
 }
-
-const nulls = Object.fromEntries(
-  [
-    'customer_document',
-    'customer_phone',
-    'shipping',
-    'postback_url',
-    'installments',
-    'card_brand',
-    'card_last_four',
-    'card_bin',
-    'card_fingerprint',
-    'pix_code',
-    'pix_txid',
-    'pix_expires_at',
-    'pix_charge',
-    'boleto_code',
-    'boleto_barcode',
-    'boleto_due_date',
-    'boleto_pdf_url',
-    'boleto_pix_code',
-    'boleto_charge',
-    'next_check_at',
-    'external_id',
-    'provider_data',
-  ].map((c) => [c, null]),
-) as unknown as Omit<
-  SaleRow,
-  'given_id' | 'seller_id' | 'payment_method' | 'amount' | 'customer_name' | 'customer_email' | 'provider' | 'at' | 'items'
->;
