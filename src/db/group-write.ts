@@ -10,6 +10,8 @@
  * be alone. A write that waited `maxWaitMs` for its turn fails with `tooLong()`, as a request
  * that waited that long for a pooled connection would.
  */
+import { DatabaseUnavailableError } from './db.ts';
+
 export interface GroupWriteOptions<I, O> {
   /** One statement for the writes, answering one result per write, in order. */
   flush(items: I[]): Promise<O[]>;
@@ -92,6 +94,28 @@ export function groupWriter<I, O>(options: GroupWriteOptions<I, O>): (item: I) =
         }, options.maxWaitMs);
       }
     });
+}
+
+/** A write waits for its turn as long as a request waits for a pooled connection, then is told the database is busy (503). */
+export const waitingAsForAConnection = (what: string) => ({
+  maxWaitMs: 3_000,
+  tooLong: () => new DatabaseUnavailableError(`database busy: ${what} waited too long for their turn`, false),
+});
+
+/**
+ * A group writer per database handle (one queue per pool), made on the handle's first write: each
+ * database's writes group among themselves only.
+ */
+export function groupWriterPer<D extends object, I, O>(options: (db: D) => GroupWriteOptions<I, O>): (db: D, item: I) => Promise<O> {
+  const writers = new WeakMap<D, (item: I) => Promise<O>>();
+  return (db, item) => {
+    let write = writers.get(db);
+    if (!write) {
+      write = groupWriter(options(db));
+      writers.set(db, write);
+    }
+    return write(item);
+  };
 }
 
 function settle<I, O>(batch: Waiting<I, O>[], results: O[]) {

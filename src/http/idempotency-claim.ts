@@ -7,7 +7,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/db.ts';
-import { one, run, type Sql, sql } from '../db/sql.ts';
+import { groupWriterPer, waitingAsForAConnection } from '../db/group-write.ts';
+import { run, type Sql, sql } from '../db/sql.ts';
 
 export const claim_lease_ms = 3_000;
 // Renewed well before it lapses: two renewals may fail before another request can take the key over.
@@ -31,23 +32,52 @@ const keyIs = (ids: KeyIds) => sql`seller_id = ${ids.sellerId} AND endpoint = ${
 /** The claim `token` on the key: what the statement storing the answer deletes. */
 export const claimIs = (ids: KeyIds, token: string) => sql`${keyIs(ids)} AND claimed_by = ${token}`;
 
+interface ClaimWrite {
+  ids: KeyIds;
+  token: string;
+  now: Date;
+}
+
+type ClaimRow = { claimed: boolean; request_hash: string | null; response_status: number | null; response_body: string | null };
+
+// Claims go in groups as sales do (db/group-write.ts): a burst of keyed provider calls pays for one
+// round trip and one commit.
+const claimInGroup = groupWriterPer((db: Db) => ({
+  flush: (claims: ClaimWrite[]) => claimKeys(db, claims),
+  slot: (c: ClaimWrite) => `${c.ids.sellerId}\n${c.ids.endpoint}\n${c.ids.key}`,
+  inFlight: 2,
+  maxItems: 32,
+  ...waitingAsForAConnection('claims'),
+}));
+
 /**
- * Claims the key unless another request's claim lives; a lapsed one is taken over. One round trip
- * (claim_idempotency_key, migration 020): the claim, then its answer looked for with a snapshot
- * taken after it, so either another request's claim was still there (held) or its answer is
- * (replayed); a replay's claim is dropped in the same call.
+ * Claims the key unless another request's claim lives; a lapsed one is taken over. One round trip,
+ * shared with the claims that arrive meanwhile (claim_idempotency_key, migrations 020 and 021): the
+ * claim, then its answer looked for with a snapshot taken after it, so either another request's
+ * claim was still there (held) or its answer is (replayed); a replay's claim is dropped in the same call.
  */
 export async function claimKey(db: Db, ids: KeyIds, now: Date): Promise<Claim> {
   const token = randomBytes(16).toString('hex');
-  const r = one(
-    await run<{ claimed: boolean; request_hash: string | null; response_status: number | null; response_body: string | null }>(
-      db,
-      sql`SELECT * FROM claim_idempotency_key(${ids.sellerId}, ${ids.endpoint}, ${ids.key}, ${token}, ${`${claim_lease_ms} milliseconds`}::interval, ${now})`,
-    ),
-  );
+  const r = await claimInGroup(db, { ids, token, now });
   if (!r.claimed) return { kind: 'held' };
   if (r.request_hash !== null) return { kind: 'answered', requestHash: r.request_hash, status: r.response_status!, body: r.response_body! };
   return holding(db, claimIs(ids, token), token);
+}
+
+async function claimKeys(db: Db, claims: ClaimWrite[]): Promise<ClaimRow[]> {
+  const input = JSON.stringify(
+    claims.map((c, n) => ({ n, seller_id: c.ids.sellerId, endpoint: c.ids.endpoint, key: c.ids.key, token: c.token, now: c.now })),
+  );
+  const r = await run<ClaimRow & { ord: number }>(
+    db,
+    sql`SELECT * FROM claim_idempotency_keys(${input}::jsonb, ${`${claim_lease_ms} milliseconds`}::interval)`,
+  );
+  const byOrd = new Map(r.rows.map((row) => [row.ord, row]));
+  return claims.map((_, n) => {
+    const row = byOrd.get(n);
+    if (!row) throw new Error(`a group of ${claims.length} claims answered none for claim ${n}`);
+    return row;
+  });
 }
 
 function holding(db: Db, mine: Sql, token: string): Extract<Claim, { kind: 'claimed' }> {

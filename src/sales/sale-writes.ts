@@ -4,8 +4,8 @@
  * answer (CONTRACT §3). Each sale of the group stands alone: a key another request answered or
  * holds (a live claim) writes neither that sale nor its answer, and tells only that sale so.
  */
-import { DatabaseUnavailableError, type Db } from '../db/db.ts';
-import { groupWriter } from '../db/group-write.ts';
+import type { Db } from '../db/db.ts';
+import { groupWriterPer, waitingAsForAConnection } from '../db/group-write.ts';
 import { run, sql } from '../db/sql.ts';
 import { DEFAULT_FEE_SCHEDULE } from '../domain/fees.ts';
 import { replacingExpired } from '../http/idempotency.ts';
@@ -55,26 +55,15 @@ const statements_in_flight = 2;
 const sales_per_statement = 32;
 const default_fee_schedule = JSON.stringify(DEFAULT_FEE_SCHEDULE);
 
-const writers = new WeakMap<Db, (sale: SaleWrite) => Promise<number | null>>();
-
 /** Writes the sale (and its key's answer): its id, or null when the key was answered or claimed by another request. */
-export function writeSale(db: Db, sale: SaleWrite): Promise<number | null> {
-  let write = writers.get(db);
-  if (!write) {
-    write = groupWriter({
-      flush: (sales) => writeSales(db, sales),
-      // One statement may not store two answers under one key.
-      slot: (s) => (s.answer ? `${s.seller_id}\n${s.answer.endpoint}\n${s.answer.key}` : null),
-      inFlight: statements_in_flight,
-      maxItems: sales_per_statement,
-      // As long as a request waits for a pooled connection before it is told the database is busy (503).
-      maxWaitMs: 3_000,
-      tooLong: () => new DatabaseUnavailableError('database busy: sales waited too long for their turn', false),
-    });
-    writers.set(db, write);
-  }
-  return write(sale);
-}
+export const writeSale = groupWriterPer((db: Db) => ({
+  flush: (sales: SaleWrite[]) => writeSales(db, sales),
+  // One statement may not store two answers under one key.
+  slot: (s: SaleWrite) => (s.answer ? `${s.seller_id}\n${s.answer.endpoint}\n${s.answer.key}` : null),
+  inFlight: statements_in_flight,
+  maxItems: sales_per_statement,
+  ...waitingAsForAConnection('sales'),
+}));
 
 /**
  * One statement for all `sales`. Their ids are drawn first, so that each answer can carry its

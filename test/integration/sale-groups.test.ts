@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { Db } from '../../src/db/db.ts';
 import { type SaleRow, writeSale } from '../../src/sales/sale-writes.ts';
+import { countingDb } from '../helpers/counting-db.ts';
 import { cardExample, pixExample, saleRowExample } from '../helpers/fixtures.ts';
 import { type Gateway, type SellerKeys, startGateway } from '../helpers/gateway.ts';
 
@@ -68,7 +69,7 @@ describe('sales written in groups', () => {
     const created = answers.filter((r) => r.statusCode === 201);
     const inUse = answers.filter((r) => r.statusCode === 409);
     assert.equal(created.length + inUse.length, 8, answers.map((r) => `${r.statusCode} ${r.body}`).join('\n'));
-    for (const r of inUse) assert.equal(r.json().error, 'IDEMPOTENCY_KEY_IN_USE');
+    for (const r of inUse) assert.equal(r.json().errorType, 'IDEMPOTENCY_KEY_IN_USE');
     assert.equal(created.filter((r) => r.headers['idempotent-replayed'] !== 'true').length, 1, 'one first answer');
     assert.equal(new Set(created.map((r) => r.body)).size, 1, 'every replay is the first answer, byte for byte');
   });
@@ -99,16 +100,3 @@ describe('sales written in groups', () => {
 
 const countOf = async (db: Db, sellerId: number) =>
   (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM transactions WHERE seller_id = $1', [sellerId])).rows[0]!.n;
-
-/** The database, its statements recorded (a writer of its own: writers are per database object). */
-function countingDb(db: Db, statements: string[]): Db {
-  return new Proxy(db, {
-    get(target, prop, receiver) {
-      if (prop !== 'query') return Reflect.get(target, prop, receiver);
-      return (text: string, params?: unknown[]) => {
-        statements.push(text);
-        return target.query(text, params);
-      };
-    },
-  });
-}

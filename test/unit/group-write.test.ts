@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { groupWriter } from '../../src/db/group-write.ts';
+import { groupWriter, groupWriterPer } from '../../src/db/group-write.ts';
 
 interface Item {
   value: number;
@@ -136,5 +136,30 @@ describe('group write', () => {
     const later = h.write({ value: 3 });
     await h.finish();
     assert.equal(await later, 30);
+  });
+
+  test('per database handle: each handle has a queue of its own, so writes of two handles never share a statement', async () => {
+    const statements: { db: string; items: number[] }[] = [];
+    const write = groupWriterPer((db: { name: string }) => ({
+      flush: async (items: number[]) => {
+        statements.push({ db: db.name, items });
+        await new Promise((r) => setImmediate(r));
+        return items.map((i) => i + 1);
+      },
+      slot: () => null,
+      inFlight: 1,
+      maxItems: 10,
+      maxWaitMs: 60_000,
+      tooLong: () => new Error('waited too long'),
+    }));
+    const [a, b] = [{ name: 'a' }, { name: 'b' }];
+    const results = await Promise.all([write(a, 1), write(b, 2), write(a, 3), write(b, 4), write(a, 5)]);
+    assert.deepEqual(results, [2, 3, 4, 5, 6]);
+    assert.deepEqual(statements, [
+      { db: 'a', items: [1] },
+      { db: 'b', items: [2] },
+      { db: 'a', items: [3, 5] },
+      { db: 'b', items: [4] },
+    ]);
   });
 });

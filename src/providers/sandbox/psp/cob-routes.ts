@@ -3,7 +3,18 @@ import type { FastifyInstance } from 'fastify';
 import type { Db, Queryable } from '../../../db/db.ts';
 import { canonicalJson } from '../../../domain/canonical-json.ts';
 import { dynamicBrCode, type Merchant } from './brcode.ts';
-import { type CobRow, cobJson, fieldsOf, findCob, findRevision, insertCob, type NewCob, reviseCob, saveRevision } from './cob-store.ts';
+import {
+  type CobRow,
+  cobJson,
+  fieldsOf,
+  findCob,
+  findRevision,
+  insertCob,
+  insertCobInGroup,
+  type NewCob,
+  reviseCob,
+  saveRevision,
+} from './cob-store.ts';
 import { type CobFields, checkAmount, checkCobRevisada, checkCobSolicitada } from './cob-validate.ts';
 import { LOCATION_PATH } from './location.ts';
 import { pixOfTxid } from './pix-store.ts';
@@ -47,9 +58,10 @@ export function registerCobRoutes(app: FastifyInstance, o: CobRouteOptions): voi
       throw cobInvalida([{ razao: 'O txid deve ter de 26 a 35 caracteres [a-zA-Z0-9].', propriedade: 'txid', valor: txid }]);
     const checked = checkCobSolicitada(request.body, o.receiverKey);
     if (!checked.ok) throw cobInvalida(checked.violacoes);
-    // A new txid, the usual case, is one statement (no transaction, no Pix to look for: none can be
-    // of a charge made this instant); one that exists is revised, or answered as it is, under its lock.
-    const created = await insertCob(o.db, newCob(o, txid, checked.value));
+    // A new txid, the usual case, is one statement shared with the charges made meanwhile (no
+    // transaction, no Pix to look for: none can be of a charge made this instant); one that exists
+    // is revised, or answered as it is, under its lock.
+    const created = await insertCobInGroup(o.db, newCob(o, txid, checked.value));
     if (created) return reply.status(201).send(cobJson(created));
     const row = await o.db.tx((q) => putCob(q, o, txid, checked.value));
     return reply.status(201).send(await cobWithPix(o.db, row));

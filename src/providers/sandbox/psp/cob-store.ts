@@ -1,5 +1,6 @@
 /** Charges (`cob`) in sandbox_psp_cobs, and how the API Pix shows them. */
-import type { Queryable } from '../../../db/db.ts';
+import type { Db, Queryable } from '../../../db/db.ts';
+import { groupWriterPer, waitingAsForAConnection } from '../../../db/group-write.ts';
 import { maybeOne, one, run, sql } from '../../../db/sql.ts';
 import type { CobFields, Devedor, InfoAdicional } from './cob-validate.ts';
 import type { CobStatus } from './types.ts';
@@ -60,6 +61,52 @@ export async function insertCob(q: Queryable, c: NewCob): Promise<CobRow | null>
   );
   return maybeOne(r);
 }
+
+/**
+ * New charges, as insertCob, in one statement for all of them (a burst of PUTs shares one round trip
+ * and one commit): each charge's row, or null when its txid is taken.
+ */
+async function insertCobs(db: Db, cobs: NewCob[]): Promise<(CobRow | null)[]> {
+  const input = JSON.stringify(
+    cobs.map((c) => ({
+      txid: c.txid,
+      criacao: c.criacao,
+      expiracao: c.fields.expiracao,
+      original_cents: c.fields.originalCents,
+      modalidade_alteracao: c.fields.modalidadeAlteracao,
+      chave: c.fields.chave,
+      devedor: c.fields.devedor ?? null,
+      solicitacao_pagador: c.fields.solicitacaoPagador ?? null,
+      info_adicionais: c.fields.infoAdicionais ?? null,
+      loc_token: c.locToken,
+      location: c.location,
+      pix_copia_e_cola: c.pixCopiaECola,
+    })),
+  );
+  const r = await run<CobRow>(
+    db,
+    sql`INSERT INTO sandbox_psp_cobs (txid, criacao, expiracao, original_cents, modalidade_alteracao, chave, devedor,
+          solicitacao_pagador, info_adicionais, loc_token, location, loc_criacao, pix_copia_e_cola)
+        SELECT x.txid, x.criacao, x.expiracao, x.original_cents, x.modalidade_alteracao, x.chave, x.devedor,
+          x.solicitacao_pagador, x.info_adicionais, x.loc_token, x.location, x.criacao, x.pix_copia_e_cola
+        FROM jsonb_to_recordset(${input}::jsonb) AS x (txid text, criacao timestamptz, expiracao integer, original_cents bigint,
+          modalidade_alteracao smallint, chave text, devedor jsonb, solicitacao_pagador text, info_adicionais jsonb,
+          loc_token text, location text, pix_copia_e_cola text)
+        ORDER BY x.txid
+        ON CONFLICT (txid) DO NOTHING RETURNING *`,
+  );
+  const made = new Map(r.rows.map((row) => [row.txid, row]));
+  return cobs.map((c) => made.get(c.txid) ?? null);
+}
+
+/** insertCob outside a transaction, grouped with the charges made meanwhile (db/group-write.ts). */
+export const insertCobInGroup = groupWriterPer((db: Db) => ({
+  flush: (cobs: NewCob[]) => insertCobs(db, cobs),
+  slot: (c: NewCob) => c.txid,
+  inFlight: 2,
+  maxItems: 32,
+  ...waitingAsForAConnection('charges'),
+}));
 
 /** A revision: new fields (and status), revisao + 1. */
 export async function reviseCob(q: Queryable, txid: string, f: CobFields, status: CobStatus): Promise<CobRow> {
