@@ -93,7 +93,26 @@ export function detectBrand(number: string): CardBrand | null {
     const hit = BIN_OVERRIDES.find(([from, to]) => bin >= from && bin <= to);
     if (hit) return hit[2];
   }
-  const matches = creditCardType(number);
+  // The library's patterns are at most 8 digits long, so a number's first 8 decide its brand; the
+  // library rebuilds its tables on every call, so a prefix's answer is kept (the issuer part of a
+  // number, never the number).
+  if (number.length < library_prefix) return brandFromLibrary(number);
+  const prefix = number.slice(0, library_prefix);
+  let brand = brandsByPrefix.get(prefix);
+  if (brand === undefined) {
+    if (brandsByPrefix.size >= prefixes_kept) brandsByPrefix.clear();
+    brand = brandFromLibrary(prefix);
+    brandsByPrefix.set(prefix, brand);
+  }
+  return brand;
+}
+
+const library_prefix = 8;
+const prefixes_kept = 10_000;
+const brandsByPrefix = new Map<string, CardBrand | null>();
+
+function brandFromLibrary(digits: string): CardBrand | null {
+  const matches = creditCardType(digits);
   // More than one match means the prefix is ambiguous: not a brand we can name.
   if (matches.length !== 1) return null;
   return FROM_LIBRARY[matches[0]!.type] ?? null;

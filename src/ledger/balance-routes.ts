@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
 import { responses, SELLER_ERRORS } from '../http/openapi.ts';
 import { type Router, sellerSecurity } from '../http/router.ts';
-import { readBalance } from './balances.ts';
+import { readBalanceInGroup } from './balances.ts';
 
 const Balance = Type.Object(
   {
@@ -27,6 +27,6 @@ export async function balanceRoutes(app: Router, ctx: AppContext): Promise<void>
         response: responses({ 200: Balance }, SELLER_ERRORS),
       },
     },
-    async (request) => readBalance(ctx.db, request.sellerId),
+    async (request) => readBalanceInGroup(ctx.db, request.sellerId),
   );
 }

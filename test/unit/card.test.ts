@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { test } from 'node:test';
+import creditCardType from 'credit-card-type';
 import { type CardBrand, type CardInput, cardFingerprint, DEBIT_BRANDS, detectBrand, luhnValid, validateCard } from '../../src/domain/card.ts';
 
 const NOW = new Date('2026-05-15T12:00:00Z');
@@ -91,6 +92,23 @@ test('neighbours of the Elo ranges fall back to the library', () => {
   assert.equal(detectBrand(withLuhn('401180')), 'VISA');
   assert.equal(detectBrand(withLuhn('650034')), null); // Discover: not a brand we take
   assert.equal(detectBrand(withLuhn('6011')), null);
+});
+
+test("a number's first 8 digits decide the library's answer (detectBrand keeps one answer per 8-digit prefix)", () => {
+  let seed = 12345;
+  const digit = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return String(seed % 10);
+  };
+  const types = (digits: string) => creditCardType(digits).map((t) => t.type);
+  const starts = ['2', '3', '4', '5', '6', '8', '9'];
+  for (let i = 0; i < 20_000; i++) {
+    let n = starts[i % starts.length]!;
+    const length = 12 + (i % 8);
+    while (n.length < length) n += digit();
+    assert.deepEqual(types(n), types(n.slice(0, 8)), n);
+    assert.equal(detectBrand(n), detectBrand(`${n.slice(0, 8)}${'0'.repeat(length - 8)}`), n);
+  }
 });
 
 test('brand prefixes of BRAZIL.md', () => {

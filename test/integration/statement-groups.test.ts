@@ -1,17 +1,19 @@
-// Keys claimed before a provider call, and the embedded PSP's charges, go to the database in groups
-// (src/db/group-write.ts), as sales do: each still decided alone.
+// Keys claimed before a provider call, the embedded PSP's charges and balance reads go to the
+// database in groups (src/db/group-write.ts), as sales do: each still decided alone.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { type Claim, claimKey } from '../../src/http/idempotency-claim.ts';
+import { readBalanceInGroup } from '../../src/ledger/balances.ts';
 import { insertCobInGroup, type NewCob } from '../../src/providers/sandbox/psp/cob-store.ts';
 import { countingDb } from '../helpers/counting-db.ts';
 import { pixExample } from '../helpers/fixtures.ts';
+import { fund } from '../helpers/funding.ts';
 import { type Gateway, type SellerKeys, startGateway } from '../helpers/gateway.ts';
 
 const endpoint = 'POST /api/sales';
 
-describe('claims and charges written in groups', () => {
+describe('claims, charges and balance reads in groups', () => {
   let gw: Gateway;
   let seller: SellerKeys;
 
@@ -118,5 +120,37 @@ describe('claims and charges written in groups', () => {
       assert.match(sale.payment.pix.key, /^000201/, 'a BR Code');
       assert.match(sale.payment.pix.qrCodeBase64, /^data:image\/png;base64,/);
     }
+  });
+
+  test('balance reads at once, of several sellers and of one seller twice: each its own, and each sees what was committed before it', async () => {
+    const sellers = [seller, await gw.createSeller(), await gw.createSeller(), await gw.createSeller()];
+    const before = (await readBalanceInGroup(gw.ctx.db, seller.id)).available;
+    await fund(gw, sellers[1]!.id, 700);
+    await fund(gw, sellers[2]!.id, 1_300);
+    const statements: string[] = [];
+    const db = countingDb(gw.ctx.db, statements);
+    const asked = [0, 1, 2, 3, 1, 2];
+    const read = await Promise.all(asked.map((i) => readBalanceInGroup(db, sellers[i]!.id)));
+    assert.equal(statements.length, 3, 'two alone, then one for the other four');
+    assert.deepEqual(
+      read.map((b) => [b.available, b.blocked, b.total]),
+      [
+        [before, 0, before],
+        [700, 0, 700],
+        [1_300, 0, 1_300],
+        [0, 0, 0],
+        [700, 0, 700],
+        [1_300, 0, 1_300],
+      ],
+    );
+    // Reads that wait for their turn behind others still start after they were asked: they see the write.
+    await fund(gw, sellers[3]!.id, 50);
+    const after = await Promise.all(Array.from({ length: 5 }, () => readBalanceInGroup(db, sellers[3]!.id)));
+    assert.deepEqual(
+      after.map((b) => b.available),
+      [50, 50, 50, 50, 50],
+    );
+    const res = await gw.app.inject({ method: 'GET', url: '/api/public/balance', headers: sellers[2]!.headers });
+    assert.deepEqual(res.json(), { available: 1_300, blocked: 0, total: 1_300 });
   });
 });
