@@ -3,10 +3,13 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { type Claim, claimKey } from '../../src/http/idempotency-claim.ts';
+import pg from 'pg';
+import type { Db } from '../../src/db/db.ts';
+import { type Claim, claim_lease_ms, claimKey } from '../../src/http/idempotency-claim.ts';
 import { readBalanceInGroup } from '../../src/ledger/balances.ts';
 import { insertCobInGroup, type NewCob } from '../../src/providers/sandbox/psp/cob-store.ts';
 import { countingDb } from '../helpers/counting-db.ts';
+import { onPostgres } from '../helpers/databases.ts';
 import { pixExample } from '../helpers/fixtures.ts';
 import { fund } from '../helpers/funding.ts';
 import { type Gateway, type SellerKeys, startGateway } from '../helpers/gateway.ts';
@@ -66,6 +69,60 @@ describe('claims, charges and balance reads in groups', () => {
     assert.equal(left.rows.length, 1, 'released: only the other request’s claim is left');
   });
 
+  test('a group whose claiming waited on a lock starts its leases again: none is committed already lapsing', {
+    skip: onPostgres ? false : 'PostgreSQL only: two connections',
+  }, async () => {
+    const prefix = randomUUID();
+    // Another request, mid-statement, claiming the group's second key: the group waits on it.
+    const other = new pg.Client({ connectionString: gw.config.databaseUrl });
+    await other.connect();
+    let claims: Claim[];
+    try {
+      await other.query('BEGIN');
+      await other.query(
+        `INSERT INTO idempotency_claims (seller_id, endpoint, key, claimed_by, claimed_until) VALUES ($1, $2, $3, 'other', clock_timestamp() + interval '1 minute')`,
+        [seller.id, endpoint, `${prefix}-b`],
+      );
+      // Two claims out (their answers held), so that a and b wait and go together, in one statement.
+      const gate: (() => void)[] = [];
+      const held: string[] = [];
+      const db = heldAnswers(gw.ctx.db, held, gate);
+      const first = [claimKey(db, ids(`${prefix}-x`), new Date()), claimKey(db, ids(`${prefix}-y`), new Date())];
+      for (let i = 0; i < 300 && gate.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+      const group = Promise.all([claimKey(db, ids(`${prefix}-a`), new Date()), claimKey(db, ids(`${prefix}-b`), new Date())]);
+      for (const open of gate.splice(0)) open();
+      // (Their renewals would go through the held database: stopped; the rows are deleted at the end.)
+      for (const c of await Promise.all(first)) if (c.kind === 'claimed') c.stop();
+      await new Promise((r) => setTimeout(r, 2_000));
+      await other.query('ROLLBACK'); // the other request failed: the key is free
+      for (let i = 0; i < 300 && gate.length < 1; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.equal(held.length, 3, 'a and b went in one statement');
+      for (const open of gate.splice(0)) open();
+      claims = await group;
+    } finally {
+      await other.end();
+    }
+    assert.deepEqual(
+      claims.map((c) => c.kind),
+      ['claimed', 'claimed'],
+    );
+    const left = await gw.ctx.db.query<{ key: string; ms: number }>(
+      `SELECT key, extract(epoch FROM claimed_until - clock_timestamp()) * 1000 AS ms FROM idempotency_claims WHERE seller_id = $1 AND key = ANY ($2) ORDER BY key`,
+      [seller.id, [`${prefix}-a`, `${prefix}-b`]],
+    );
+    assert.deepEqual(
+      left.rows.map((r) => r.key.slice(prefix.length + 1)),
+      ['a', 'b'],
+    );
+    for (const row of left.rows)
+      assert.ok(
+        Number(row.ms) > claim_lease_ms - 700,
+        `${row.key}: ${Number(row.ms).toFixed(0)} ms of lease left (a lease counted from before the wait has ~1 s)`,
+      );
+    for (const c of claims) if (c.kind === 'claimed') c.stop();
+    await gw.ctx.db.query('DELETE FROM idempotency_claims WHERE seller_id = $1 AND key LIKE $2', [seller.id, `${prefix}-%`]);
+  });
+
   test('charges at once: each made with its own fields; a txid already taken answers null and is left as it was', async () => {
     const cob = (n: number, txid = `grp${randomUUID().replaceAll('-', '')}`): NewCob => ({
       txid,
@@ -95,6 +152,28 @@ describe('claims, charges and balance reads in groups', () => {
     }
     const stored = await gw.ctx.db.query<{ original_cents: string }>('SELECT original_cents FROM sandbox_psp_cobs WHERE txid = $1', [taken.txid]);
     assert.equal(Number(stored.rows[0]!.original_cents), 1000, 'the taken charge is as it was');
+  });
+
+  test('a charge whose text holds a lone surrogate is made, the character replaced (as a text parameter would be)', async () => {
+    const txid = `sur${randomUUID().replaceAll('-', '')}`;
+    const row = await insertCobInGroup(gw.ctx.db, {
+      txid,
+      fields: {
+        expiracao: 3600,
+        originalCents: 100,
+        modalidadeAlteracao: 0,
+        chave: 'c2f5e2a4-3b1d-4f6e-9a7c-1d2e3f4a5b6c',
+        solicitacaoPagador: 'pague \ud800 já 😀',
+        devedor: { cpf: '52998224725', nome: 'Maria \udfff' },
+      },
+      criacao: new Date(),
+      locToken: randomUUID().replaceAll('-', ''),
+      location: 'psp.example/loc/s',
+      pixCopiaECola: 'code',
+    });
+    assert.ok(row);
+    assert.equal(row.solicitacao_pagador, 'pague \ufffd já 😀');
+    assert.deepEqual(row.devedor, { cpf: '52998224725', nome: 'Maria \ufffd' });
   });
 
   test('keyed dynamic PIX sales at once, some keys sent thrice: one charge and one sale per key, every answer its key’s', async () => {
@@ -143,14 +222,46 @@ describe('claims, charges and balance reads in groups', () => {
         [1_300, 0, 1_300],
       ],
     );
-    // Reads that wait for their turn behind others still start after they were asked: they see the write.
+    // Two reads out, run before a write commits but not yet answered; reads asked after the commit
+    // wait for their turn and then see it (a read never shares a statement that started before it).
+    const gate: (() => void)[] = [];
+    const held: string[] = [];
+    const db2 = heldAnswers(gw.ctx.db, held, gate);
+    const early = [readBalanceInGroup(db2, sellers[3]!.id), readBalanceInGroup(db2, sellers[3]!.id)];
+    for (let i = 0; i < 300 && gate.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(held.length, 2, 'two statements ran');
     await fund(gw, sellers[3]!.id, 50);
-    const after = await Promise.all(Array.from({ length: 5 }, () => readBalanceInGroup(db, sellers[3]!.id)));
+    const late = Array.from({ length: 3 }, () => readBalanceInGroup(db2, sellers[3]!.id));
+    for (const open of gate.splice(0)) open();
+    for (let i = 0; i < 300 && gate.length < 1; i++) await new Promise((r) => setTimeout(r, 10));
+    for (const open of gate.splice(0)) open();
     assert.deepEqual(
-      after.map((b) => b.available),
-      [50, 50, 50, 50, 50],
+      (await Promise.all(early)).map((b) => b.available),
+      [0, 0],
+      'the early reads ran before the write',
     );
+    assert.deepEqual(
+      (await Promise.all(late)).map((b) => b.available),
+      [50, 50, 50],
+      'the late reads, in one statement of their own, see it',
+    );
+    assert.equal(held.length, 3);
     const res = await gw.app.inject({ method: 'GET', url: '/api/public/balance', headers: sellers[2]!.headers });
     assert.deepEqual(res.json(), { available: 1_300, blocked: 0, total: 1_300 });
   });
 });
+
+/** The database, each statement run at once but its answer held until the test opens its gate. */
+function heldAnswers(db: Db, statements: string[], gate: (() => void)[]): Db {
+  return new Proxy(db, {
+    get(target, prop, receiver) {
+      if (prop !== 'query') return Reflect.get(target, prop, receiver);
+      return async (text: string, params?: unknown[]) => {
+        statements.push(text);
+        const answer = await target.query(text, params);
+        await new Promise<void>((open) => gate.push(open));
+        return answer;
+      };
+    },
+  });
+}

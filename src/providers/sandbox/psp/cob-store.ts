@@ -62,12 +62,15 @@ export async function insertCob(q: Queryable, c: NewCob): Promise<CobRow | null>
   return maybeOne(r);
 }
 
+// jsonb refuses a lone surrogate that a text parameter turns into U+FFFD: it is replaced alike.
+const jsonText = (value: unknown) => JSON.stringify(value, (_, v: unknown) => (typeof v === 'string' ? v.replace(/[\ud800-\udfff]/gu, '\ufffd') : v));
+
 /**
  * New charges, as insertCob, in one statement for all of them (a burst of PUTs shares one round trip
  * and one commit): each charge's row, or null when its txid is taken.
  */
 async function insertCobs(db: Db, cobs: NewCob[]): Promise<(CobRow | null)[]> {
-  const input = JSON.stringify(
+  const input = jsonText(
     cobs.map((c) => ({
       txid: c.txid,
       criacao: c.criacao,
