@@ -52,9 +52,9 @@ const claimInGroup = groupWriterPer((db: Db) => ({
 
 /**
  * Claims the key unless another request's claim lives; a lapsed one is taken over. One round trip,
- * shared with the claims that arrive meanwhile (claim_idempotency_key, migrations 020 and 021): the
- * claim, then its answer looked for with a snapshot taken after it, so either another request's
- * claim was still there (held) or its answer is (replayed); a replay's claim is dropped in the same call.
+ * shared with the claims that arrive meanwhile (claim_idempotency_keys, migration 021): the claims,
+ * then each answer looked for with a snapshot taken after them, so either another request's claim
+ * was still there (held) or its answer is (replayed); a replay's claim is dropped in the same call.
  */
 export async function claimKey(db: Db, ids: KeyIds, now: Date): Promise<Claim> {
   const token = randomBytes(16).toString('hex');

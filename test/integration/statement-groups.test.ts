@@ -4,11 +4,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import type { Db } from '../../src/db/db.ts';
 import { type Claim, claim_lease_ms, claimKey } from '../../src/http/idempotency-claim.ts';
 import { readBalanceInGroup } from '../../src/ledger/balances.ts';
 import { insertCobInGroup, type NewCob } from '../../src/providers/sandbox/psp/cob-store.ts';
-import { countingDb } from '../helpers/counting-db.ts';
+import { countingDb, heldAnswers } from '../helpers/counting-db.ts';
 import { onPostgres } from '../helpers/databases.ts';
 import { pixExample } from '../helpers/fixtures.ts';
 import { fund } from '../helpers/funding.ts';
@@ -250,18 +249,3 @@ describe('claims, charges and balance reads in groups', () => {
     assert.deepEqual(res.json(), { available: 1_300, blocked: 0, total: 1_300 });
   });
 });
-
-/** The database, each statement run at once but its answer held until the test opens its gate. */
-function heldAnswers(db: Db, statements: string[], gate: (() => void)[]): Db {
-  return new Proxy(db, {
-    get(target, prop, receiver) {
-      if (prop !== 'query') return Reflect.get(target, prop, receiver);
-      return async (text: string, params?: unknown[]) => {
-        statements.push(text);
-        const answer = await target.query(text, params);
-        await new Promise<void>((open) => gate.push(open));
-        return answer;
-      };
-    },
-  });
-}

@@ -47,29 +47,16 @@ export async function findCobByToken(q: Queryable, token: string): Promise<CobRo
   return maybeOne(await run<CobRow>(q, sql`SELECT * FROM sandbox_psp_cobs WHERE loc_token = ${token}`));
 }
 
-/** The new charge, or null when the txid is taken (by a concurrent PUT, say): the caller reads that one. */
-export async function insertCob(q: Queryable, c: NewCob): Promise<CobRow | null> {
-  const f = c.fields;
-  const r = await run<CobRow>(
-    q,
-    sql`INSERT INTO sandbox_psp_cobs (txid, criacao, expiracao, original_cents, modalidade_alteracao, chave, devedor,
-          solicitacao_pagador, info_adicionais, loc_token, location, loc_criacao, pix_copia_e_cola)
-        VALUES (${c.txid}, ${c.criacao}, ${f.expiracao}, ${f.originalCents}, ${f.modalidadeAlteracao}, ${f.chave},
-          ${json(f.devedor)}::jsonb, ${f.solicitacaoPagador ?? null}, ${json(f.infoAdicionais)}::jsonb, ${c.locToken},
-          ${c.location}, ${c.criacao}, ${c.pixCopiaECola})
-        ON CONFLICT (txid) DO NOTHING RETURNING *`,
-  );
-  return maybeOne(r);
-}
-
 // jsonb refuses a lone surrogate that a text parameter turns into U+FFFD: it is replaced alike.
 const jsonText = (value: unknown) => JSON.stringify(value, (_, v: unknown) => (typeof v === 'string' ? v.replace(/[\ud800-\udfff]/gu, '\ufffd') : v));
 
-/**
- * New charges, as insertCob, in one statement for all of them (a burst of PUTs shares one round trip
- * and one commit): each charge's row, or null when its txid is taken.
- */
-async function insertCobs(db: Db, cobs: NewCob[]): Promise<(CobRow | null)[]> {
+/** The new charge, or null when the txid is taken (by a concurrent PUT, say): the caller reads that one. */
+export async function insertCob(q: Queryable, c: NewCob): Promise<CobRow | null> {
+  return (await insertCobs(q, [c]))[0]!;
+}
+
+/** New charges in one statement: each charge's row, or null when its txid is taken. */
+async function insertCobs(q: Queryable, cobs: NewCob[]): Promise<(CobRow | null)[]> {
   const input = jsonText(
     cobs.map((c) => ({
       txid: c.txid,
@@ -87,7 +74,7 @@ async function insertCobs(db: Db, cobs: NewCob[]): Promise<(CobRow | null)[]> {
     })),
   );
   const r = await run<CobRow>(
-    db,
+    q,
     sql`INSERT INTO sandbox_psp_cobs (txid, criacao, expiracao, original_cents, modalidade_alteracao, chave, devedor,
           solicitacao_pagador, info_adicionais, loc_token, location, loc_criacao, pix_copia_e_cola)
         SELECT x.txid, x.criacao, x.expiracao, x.original_cents, x.modalidade_alteracao, x.chave, x.devedor,
@@ -102,7 +89,7 @@ async function insertCobs(db: Db, cobs: NewCob[]): Promise<(CobRow | null)[]> {
   return cobs.map((c) => made.get(c.txid) ?? null);
 }
 
-/** insertCob outside a transaction, grouped with the charges made meanwhile (db/group-write.ts). */
+/** insertCob outside a transaction, in one statement with the charges made meanwhile (a burst of PUTs shares one round trip and one commit). */
 export const insertCobInGroup = groupWriterPer((db: Db) => ({
   flush: (cobs: NewCob[]) => insertCobs(db, cobs),
   slot: (c: NewCob) => c.txid,
