@@ -1,8 +1,8 @@
 // The gateway (API role) and a bare Fastify route in one child process, plus the bare-SQL loops the
 // benchmark compares against: same pool, same concurrency, no HTTP, no validation, no domain code.
 import Fastify from 'fastify';
-import pino from 'pino';
 import { buildApp } from '../src/app.ts';
+import { logStream } from '../src/http/log-stream.ts';
 import { post } from '../src/ledger/postings.ts';
 import { createDeliveryJob } from '../src/notifications/delivery.ts';
 import { startSession } from '../src/panel/accounts.ts';
@@ -23,7 +23,7 @@ const config = loadSettings({
   AUTH_FAILURES_PER_MINUTE: '10000000',
 });
 const ctx = await createContext(config);
-const app = await buildApp(ctx, { logStream: pino.destination({ dest: '/dev/null', sync: false }) });
+const app = await buildApp(ctx, { logStream: logStream('/dev/null') });
 const gateway = await app.listen({ port: 0, host: '127.0.0.1' });
 
 const bare = Fastify({ logger: false });

@@ -1,7 +1,7 @@
-import pino from 'pino';
 import { type App, buildApp } from './app.ts';
 import { ConfigError, type Role } from './config.ts';
 import { idempotencyExpiryJob } from './http/idempotency.ts';
+import { logStream } from './http/log-stream.ts';
 import { createDeliveryJob } from './notifications/delivery.ts';
 import { createRefundDispatchJob } from './refunds/dispatch-refund.ts';
 import { closeContext, createContext, loadSettings, type Runtime } from './runtime.ts';
@@ -16,11 +16,7 @@ async function main(): Promise<void> {
   if (!roles.includes(role)) throw new ConfigError(`role must be one of ${roles.join(', ')}, got "${role}"`);
   const config = loadSettings(process.env);
   const ctx = await createContext(config);
-  // Log lines are written by the event loop's own I/O, not by a blocking write on each request; what
-  // is still buffered goes out when the process exits, however it exits (money is in the journal).
-  const logStream = pino.destination({ dest: 1, sync: false });
-  process.on('exit', () => logStream.flushSync());
-  const app = await buildApp(ctx, { logStream });
+  const app = await buildApp(ctx, { logStream: logStream(1) });
   let server: App | null = null;
   if (role !== 'worker') {
     const address = await app.listen({ port: config.port, host: config.host });
