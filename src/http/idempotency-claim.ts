@@ -45,7 +45,7 @@ type ClaimRow = { claimed: boolean; request_hash: string | null; response_status
 const claimInGroup = groupWriterPer((db: Db) => ({
   flush: (claims: ClaimWrite[]) => claimKeys(db, claims),
   slot: (c: ClaimWrite) => `${c.ids.sellerId}\n${c.ids.endpoint}\n${c.ids.key}`,
-  inFlight: 2,
+  inFlight: 1,
   maxItems: 32,
   ...waitingAsForAConnection('claims'),
 }));

@@ -34,7 +34,7 @@ export const readBalanceInGroup = groupWriterPer((db: Db) => ({
     return sellerIds.map((id) => balanceOf(rows.get(id)));
   },
   slot: () => null,
-  inFlight: 2,
+  inFlight: 1,
   maxItems: 64,
   ...waitingAsForAConnection('balance reads'),
 }));

@@ -50,8 +50,8 @@ export interface SaleRow {
 
 export type SaleWrite = SaleRow & { answer: KeyedAnswer | null };
 
-// Up to this many statements out at once; what arrives meanwhile waits and goes together.
-const statements_in_flight = 2;
+// One statement out at a time; what arrives meanwhile waits and goes together (db/group-write.ts says why one).
+const statements_in_flight = 1;
 const sales_per_statement = 32;
 const default_fee_schedule = JSON.stringify(DEFAULT_FEE_SCHEDULE);
 

@@ -93,7 +93,7 @@ async function insertCobs(q: Queryable, cobs: NewCob[]): Promise<(CobRow | null)
 export const insertCobInGroup = groupWriterPer((db: Db) => ({
   flush: (cobs: NewCob[]) => insertCobs(db, cobs),
   slot: (c: NewCob) => c.txid,
-  inFlight: 2,
+  inFlight: 1,
   maxItems: 32,
   ...waitingAsForAConnection('charges'),
 }));
