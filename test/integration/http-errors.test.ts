@@ -106,3 +106,41 @@ describe('one error handler for every failure', () => {
     assert.equal(typeof line!.ms, 'number');
   });
 });
+
+describe('the request line follows LOG_LEVEL', () => {
+  test('at warn a request writes no line; an error is still logged, its request redacted', async () => {
+    let logs = '';
+    const logStream = new Writable({
+      write(chunk, _enc, done) {
+        logs += chunk.toString();
+        done();
+      },
+    });
+    const gw = await startGateway({
+      env: { LOG_LEVEL: 'warn' },
+      logStream,
+      extend: (app) => {
+        app.get('/boom', async () => {
+          throw new Error('boom');
+        });
+      },
+    });
+    try {
+      const seller = await gw.createSeller();
+      const ok = await gw.app.inject({ method: 'GET', url: '/api/public/balance', headers: seller.headers });
+      assert.equal(ok.statusCode, 200);
+      assert.equal(logs, '', 'no line for a request at warn');
+      const boom = await gw.app.inject({ method: 'GET', url: '/boom', headers: { 'x-api-private-key': seller.privateKey } });
+      assert.equal(boom.statusCode, 500);
+      const lines = logs
+        .split('\n')
+        .filter((l) => l.length > 0)
+        .map((l) => JSON.parse(l) as { level: number; msg: string });
+      assert.ok(lines.length >= 1 && lines.every((l) => l.level >= 40 && l.msg !== 'request'), logs);
+      assert.ok(logs.includes(boom.json().requestId), 'the error line names the request');
+      assert.ok(!logs.includes(seller.privateKey), 'the key in the failed request is redacted');
+    } finally {
+      await gw.close();
+    }
+  });
+});
