@@ -3,19 +3,27 @@ import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { adminHeaders, type Gateway, startGateway } from '../helpers/gateway.ts';
 
-describe('one error handler for every failure', () => {
-  let gw: Gateway;
-  let logs = '';
-  before(async () => {
-    const logStream = new Writable({
+/** A log destination that keeps what is written, and what it kept so far. */
+function logCapture() {
+  const capture = {
+    text: '',
+    stream: new Writable({
       write(chunk, _enc, done) {
-        logs += chunk.toString();
+        capture.text += chunk.toString();
         done();
       },
-    });
+    }),
+  };
+  return capture;
+}
+
+describe('one error handler for every failure', () => {
+  let gw: Gateway;
+  const captured = logCapture();
+  before(async () => {
     gw = await startGateway({
       env: { LOG_LEVEL: 'info' },
-      logStream,
+      logStream: captured.stream,
       extend: (app) => {
         app.get('/boom', async () => {
           throw new Error('SELECT secret_column FROM hidden_table');
@@ -76,28 +84,31 @@ describe('one error handler for every failure', () => {
     assert.equal(res.headers['x-request-id'], body.requestId);
     assert.ok(!res.body.includes('secret_column') && !res.body.includes('hidden_table') && !res.body.includes('at '), res.body);
     // The log keeps the detail, tied to the same request id.
-    assert.ok(logs.includes(body.requestId) && logs.includes('hidden_table'), `the log holds request id ${body.requestId} and the error's detail`);
+    assert.ok(
+      captured.text.includes(body.requestId) && captured.text.includes('hidden_table'),
+      `the log holds request id ${body.requestId} and the error's detail`,
+    );
   });
 
   test('keys and tokens never reach the logs', async () => {
     const seller = await gw.createSeller();
     await gw.app.inject({ method: 'GET', url: '/api/public/balance', headers: seller.headers });
     await gw.app.inject({ method: 'GET', url: '/api/public/balance', headers: { ...seller.headers, 'x-api-private-key': 'sk_wrong' } });
-    assert.ok(logs.length > 0, 'the requests were logged');
-    assert.ok(!logs.includes(seller.privateKey), 'the private key never reaches the logs');
-    assert.ok(!logs.includes('test-admin-token-0123456789abcdef'), 'the operator token never reaches the logs');
+    assert.ok(captured.text.length > 0, 'the requests were logged');
+    assert.ok(!captured.text.includes(seller.privateKey), 'the private key never reaches the logs');
+    assert.ok(!captured.text.includes('test-admin-token-0123456789abcdef'), 'the operator token never reaches the logs');
   });
 
   test('a request is one line at info: method, route, status, time and its request id', async () => {
     const seller = await gw.createSeller();
-    const before = logs.length;
+    const before = captured.text.length;
     const res = await gw.app.inject({ method: 'GET', url: '/api/transactions/12345', headers: seller.headers });
-    const lines = logs
+    const lines = captured.text
       .slice(before)
       .split('\n')
       .filter((l) => l.length > 0)
       .map((l) => JSON.parse(l) as Record<string, unknown>);
-    assert.equal(lines.length, 1, logs.slice(before));
+    assert.equal(lines.length, 1, captured.text.slice(before));
     const [line] = lines;
     assert.deepEqual(
       [line!.level, line!.msg, line!.method, line!.route, line!.status, line!.reqId],
@@ -109,16 +120,10 @@ describe('one error handler for every failure', () => {
 
 describe('the request line follows LOG_LEVEL', () => {
   test('at warn a request writes no line; an error is still logged, its request redacted', async () => {
-    let logs = '';
-    const logStream = new Writable({
-      write(chunk, _enc, done) {
-        logs += chunk.toString();
-        done();
-      },
-    });
+    const captured = logCapture();
     const gw = await startGateway({
       env: { LOG_LEVEL: 'warn' },
-      logStream,
+      logStream: captured.stream,
       extend: (app) => {
         app.get('/boom', async () => {
           throw new Error('boom');
@@ -129,16 +134,16 @@ describe('the request line follows LOG_LEVEL', () => {
       const seller = await gw.createSeller();
       const ok = await gw.app.inject({ method: 'GET', url: '/api/public/balance', headers: seller.headers });
       assert.equal(ok.statusCode, 200);
-      assert.equal(logs, '', 'no line for a request at warn');
+      assert.equal(captured.text, '', 'no line for a request at warn');
       const boom = await gw.app.inject({ method: 'GET', url: '/boom', headers: { 'x-api-private-key': seller.privateKey } });
       assert.equal(boom.statusCode, 500);
-      const lines = logs
+      const lines = captured.text
         .split('\n')
         .filter((l) => l.length > 0)
         .map((l) => JSON.parse(l) as { level: number; msg: string });
-      assert.ok(lines.length >= 1 && lines.every((l) => l.level >= 40 && l.msg !== 'request'), logs);
-      assert.ok(logs.includes(boom.json().requestId), 'the error line names the request');
-      assert.ok(!logs.includes(seller.privateKey), 'the key in the failed request is redacted');
+      assert.ok(lines.length >= 1 && lines.every((l) => l.level >= 40 && l.msg !== 'request'), captured.text);
+      assert.ok(captured.text.includes(boom.json().requestId), 'the error line names the request');
+      assert.ok(!captured.text.includes(seller.privateKey), 'the key in the failed request is redacted');
     } finally {
       await gw.close();
     }
