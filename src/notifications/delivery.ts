@@ -170,6 +170,8 @@ async function attempt(ctx: AppContext, n: Claimed, agents: Agents, timeoutMs: n
       bodyTimeout: timeoutMs,
       signal: deadline.signal,
     });
+    // The body is read only to reuse the connection. One that never ends is cut at the deadline and
+    // dump() still resolves: the status is the receiver's answer, so a 200 is not sent again.
     await res.body.dump();
     return isSuccess(res.statusCode) ? { ok: true, status: res.statusCode } : { ok: false, status: res.statusCode, error: `HTTP ${res.statusCode}` };
   } catch (err) {

@@ -14,9 +14,10 @@ export interface ReceivedRequest {
 
 /**
  * How the receiver answers one request: a bare status code, or a status with headers/body and an
- * optional delay, or `'hang'` (never answers; the socket stays open until the receiver closes).
+ * optional delay, or `'hang'` (never answers; the socket stays open until the receiver closes), or
+ * `'drip'` (answers 200 at once, then sends its body a byte every 100 ms and never ends it).
  */
-export type StaticReply = number | 'hang' | { status: number; headers?: Record<string, string>; body?: string; delayMs?: number };
+export type StaticReply = number | 'hang' | 'drip' | { status: number; headers?: Record<string, string>; body?: string; delayMs?: number };
 /** A static reply, or one chosen from the request itself (e.g. by the body's status). */
 export type Reply = StaticReply | ((request: ReceivedRequest) => StaticReply);
 
@@ -60,6 +61,17 @@ export async function startReceiver(): Promise<Receiver> {
       }
       const reply = typeof scripted === 'function' ? scripted(received) : scripted;
       if (reply === 'hang') return;
+      if (reply === 'drip') {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        const t = setInterval(() => {
+          if (res.destroyed) {
+            clearInterval(t);
+            timers.delete(t);
+          } else res.write('.');
+        }, 100);
+        timers.add(t);
+        return;
+      }
       const r = typeof reply === 'number' ? { status: reply } : reply;
       const answer = () => {
         if (res.destroyed) return;
@@ -98,7 +110,7 @@ export async function startReceiver(): Promise<Receiver> {
       }
     },
     async close() {
-      for (const t of timers) clearTimeout(t);
+      for (const t of timers) clearTimeout(t); // clears intervals too
       timers.clear();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

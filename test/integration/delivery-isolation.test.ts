@@ -81,6 +81,35 @@ describe('delivery isolation and recovery (CONTRACT §9)', () => {
     }
   });
 
+  test('a receiver that answers 200 and then drips its body is delivered once: the status is its answer', async () => {
+    const seller = await gw.createSeller();
+    rx.script('/drip', 'drip');
+    // Short timeout and retries, so that a dripping body counted as a failure would be retried here.
+    const runner = await startWorker({ timeoutMs: 1_000, retryDelaysMs: [50, 50] });
+    try {
+      await paidSale(seller, rx.url('/drip'));
+      const row = async () =>
+        (
+          await gw.ctx.db.query<{ status: string; attempts: number; code: number | null; error: string | null; leased: boolean }>(
+            `SELECT status, attempts, last_response_status AS code, last_error AS error, locked_until IS NOT NULL AS leased
+             FROM notifications WHERE seller_id = $1`,
+            [seller.id],
+          )
+        ).rows[0];
+      const deadline = Date.now() + 10_000;
+      while (Date.now() < deadline) {
+        const r = await row();
+        if (r && r.status !== 'PENDING' && !r.leased) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.deepEqual(await row(), { status: 'DELIVERED', attempts: 1, code: 200, error: null, leased: false });
+      assert.equal(rx.requestsTo('/drip').length, 1);
+    } finally {
+      rx.script('/drip', 200);
+      await runner.stop();
+    }
+  });
+
   test('a receiver back from an outage catches up at once, in per-resource order, not at its next scheduled retry', async () => {
     const seller = await gw.createSeller();
     rx.script('/outage', 503);
