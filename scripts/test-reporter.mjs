@@ -4,16 +4,24 @@
 // only when the file fails, where it helps.
 
 const SUMMARY = '#file-summary ';
+// Written as each test begins to run, so that a file stopped for its time limit names the test it
+// was in (test:start comes only once the tests before it are reported, which a hung test never is).
+const RUNNING = '#file-running ';
 const OUTPUT_LINES_KEPT = 60;
 
 export default async function* fileReporter(source) {
   const counts = { tests: 0, pass: 0, fail: 0, skipped: 0, todo: 0 };
   const path = [];
+  const running = [];
   const output = [];
   for await (const event of source) {
     const { type, data } = event;
     if (type === 'test:start') path[data.nesting] = data.name;
-    else if (type === 'test:stdout' || type === 'test:stderr') {
+    else if (type === 'test:dequeue') {
+      running[data.nesting] = data.name;
+      running.length = data.nesting + 1;
+      yield `${RUNNING}${JSON.stringify(running)}\n`;
+    } else if (type === 'test:stdout' || type === 'test:stderr') {
       output.push(data.message);
       if (output.length > OUTPUT_LINES_KEPT) output.shift();
     } else if (type === 'test:pass' || type === 'test:fail') {

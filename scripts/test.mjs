@@ -58,6 +58,7 @@ const files = [...find('test'), ...find('sdk/test')]
 // A file that runs longer than this is stopped and failed: a hung test must not hold CI for hours.
 const FILE_TIME_LIMIT_MS = Number(process.env.TEST_FILE_TIMEOUT_SECONDS || 1200) * 1000;
 const SUMMARY = '#file-summary ';
+const RUNNING = '#file-running ';
 const verbose = process.env.TEST_REPORTER === 'spec';
 const fileReporter = new URL('./test-reporter.mjs', import.meta.url).href;
 // With spec, the file reporter still runs beside it: its summary line is what the counts come from.
@@ -88,6 +89,18 @@ function countsOf(text) {
   }
 }
 
+/** The test or suite that had begun last when a file was stopped: where it hung (the file's own path: none had begun). */
+function runningOf(text) {
+  const line = text.split('\n').findLast((l) => l.startsWith(RUNNING));
+  if (!line) return ', before any test began';
+  try {
+    const path = JSON.parse(line.slice(RUNNING.length));
+    return path.length === 1 && path[0].endsWith('.ts') ? ', before any test began' : `; the last test or suite begun: ${path.join(' › ')}`;
+  } catch {
+    return '';
+  }
+}
+
 /** Runs one file in its own process; resolves with its counts, its report and how long it took. */
 function runFile(file) {
   const started = Date.now();
@@ -104,7 +117,7 @@ function runFile(file) {
     });
   }
   const timer = setTimeout(() => {
-    text += `\n  ✖ stopped after ${FILE_TIME_LIMIT_MS / 1000} s (TEST_FILE_TIMEOUT_SECONDS)\n`;
+    text += `\n  ✖ stopped after ${FILE_TIME_LIMIT_MS / 1000} s (TEST_FILE_TIMEOUT_SECONDS)${runningOf(text)}\n`;
     try {
       process.kill(-child.pid, 'SIGKILL');
     } catch {}
@@ -116,7 +129,7 @@ function runFile(file) {
       const counts = countsOf(text);
       const report = text
         .split('\n')
-        .filter((l) => !l.startsWith(SUMMARY))
+        .filter((l) => !l.startsWith(SUMMARY) && !l.startsWith(RUNNING))
         .join('\n')
         .trimEnd();
       const failed = code !== 0 || counts === null || counts.fail > 0;
