@@ -8,6 +8,15 @@ const heartbeat_interval_ms = 500;
 // A partitioned network shows no error, only silence: an unanswered heartbeat is how it is seen.
 export const heartbeat_timeout_ms = 1_000;
 
+/**
+ * LISTEN on a channel, answered within the heartbeat's bound: a connection that went silent after its
+ * connect (no heartbeat runs on it yet) would otherwise hold the listener, and every subscriber's
+ * start, until the kernel's keepalive gave up hours later.
+ */
+function listen(client: pg.Client, channel: string): Promise<unknown> {
+  return client.query({ text: `LISTEN ${quoteIdent(channel)}`, query_timeout: heartbeat_timeout_ms } as pg.QueryConfig);
+}
+
 /** Closes a client now, whatever state its connection is in (end() waits on a silent network). */
 export function destroyClient(client: pg.Client): void {
   (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
@@ -60,7 +69,7 @@ export class PgListener {
     const client = this.client;
     if (!client || this.listened.has(channel)) return;
     this.listened.add(channel);
-    await client.query(`LISTEN ${quoteIdent(channel)}`).catch(() => this.lost(client));
+    await listen(client, channel).catch(() => this.lost(client));
   }
 
   close(): void {
@@ -98,7 +107,7 @@ export class PgListener {
       // Until every channel is LISTENed, those subscribed meanwhile included; only then is it up.
       for (let left = this.unlistened(listened); left.length > 0; left = this.unlistened(listened)) {
         for (const channel of left) {
-          await client.query(`LISTEN ${quoteIdent(channel)}`);
+          await listen(client, channel);
           listened.add(channel);
         }
       }

@@ -6,6 +6,8 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
  * shared server is never touched. `down()` is a server that is away (every connection, new or open,
  * is reset at once); `partition()` is a silent network (nothing flows, nothing is closed); `up()`
  * restores traffic, and a partition's held bytes then flow on as TCP would deliver them.
+ * `stallOn(match)` silences one connection for good, from the first chunk its client sends that
+ * matches: a connection that died without a word while every other one goes on.
  */
 export interface TcpProxy {
   port: number;
@@ -20,6 +22,10 @@ export interface TcpProxy {
   down(): void;
   partition(): void;
   up(): void;
+  /** The next connection whose client sends a chunk matching `match`: nothing of it flows again, either way. */
+  stallOn(match: (chunk: Buffer) => boolean): void;
+  /** Connections stalled by `stallOn` so far. */
+  readonly stalled: number;
   close(): Promise<void>;
 }
 
@@ -30,12 +36,15 @@ interface Pair {
   server: Socket | null;
   toServer: Buffer[];
   toClient: Buffer[];
+  stalled: boolean;
 }
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   let mode: Mode = 'up';
   let accepted = 0;
   let maxOpen = 0;
+  let stalled = 0;
+  let stallMatch: ((chunk: Buffer) => boolean) | null = null;
   const pairs = new Set<Pair>();
 
   const destroy = (p: Pair) => {
@@ -51,7 +60,11 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const openUpstream = (p: Pair) => {
     const server = connect(target.port, target.host);
     p.server = server;
-    server.on('data', (d: Buffer) => (mode === 'up' ? p.client.write(d) : p.toClient.push(d)));
+    server.on('data', (d: Buffer) => {
+      if (p.stalled) return;
+      if (mode === 'up') p.client.write(d);
+      else p.toClient.push(d);
+    });
     server.on('error', () => destroy(p));
     server.on('close', () => destroy(p));
     server.on('connect', () => {
@@ -61,13 +74,19 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
 
   const listener: Server = createServer((client) => {
     accepted++;
-    const p: Pair = { client, server: null, toServer: [], toClient: [] };
+    const p: Pair = { client, server: null, toServer: [], toClient: [], stalled: false };
     pairs.add(p);
     maxOpen = Math.max(maxOpen, pairs.size);
     client.on('error', () => destroy(p));
     client.on('close', () => destroy(p));
     if (mode === 'down') return destroy(p);
     client.on('data', (d: Buffer) => {
+      if (!p.stalled && stallMatch?.(d)) {
+        stallMatch = null;
+        p.stalled = true;
+        stalled++;
+      }
+      if (p.stalled) return;
       if (mode === 'up' && p.server && !p.server.connecting) p.server.write(d);
       else p.toServer.push(d);
     });
@@ -111,6 +130,12 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
         if (!p.server) openUpstream(p);
         else flush(p);
       }
+    },
+    stallOn(match) {
+      stallMatch = match;
+    },
+    get stalled() {
+      return stalled;
     },
     async close() {
       mode = 'down';

@@ -146,6 +146,18 @@ describe('database outages (through a TCP proxy the test owns)', { skip: !onPost
     assert.ok(proxy.maxOpen <= connections_max, `${proxy.maxOpen} connections open at once`);
   });
 
+  test('a listening connection that falls silent between its connect and its LISTEN is given up and replaced', async () => {
+    assert.equal((await balance()).statusCode, 200);
+    proxy.down();
+    await until('503 while down', recovery_bound_ms, async () => (await balance()).statusCode === 503);
+    // The listener's next connection gets through its start-up; its LISTEN then leads nowhere, for good.
+    proxy.stallOn((chunk) => chunk[0] === 0x51 && chunk.includes('LISTEN'));
+    proxy.up();
+    await until('listening again, on another connection', recovery_bound_ms, async () => ctx.db.listening);
+    assert.equal(proxy.stalled, 1, 'a LISTEN was stalled');
+    await assertRecovered('/after-stalled-listen');
+  });
+
   test('a revocation made in another process reaches this one after an outage (the key channel is subscribed again)', async () => {
     proxy.down();
     await until('503 while down', recovery_bound_ms, async () => (await balance()).statusCode === 503);
