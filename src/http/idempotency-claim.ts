@@ -5,10 +5,10 @@
  * database's clock, renewed while its holder works: a holder that crashed frees the key within
  * `claim_lease_ms`. The statement that stores the answer deletes the claim.
  */
-import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/db.ts';
 import { groupWriterPer, waitingAsForAConnection } from '../db/group-write.ts';
 import { run, type Sql, sql } from '../db/sql.ts';
+import { randomBytes } from '../domain/random.ts';
 
 export const claim_lease_ms = 3_000;
 // Renewed well before it lapses: two renewals may fail before another request can take the key over.
