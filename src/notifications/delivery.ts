@@ -11,6 +11,9 @@ import { NOTIFICATIONS_CHANNEL } from './outbox.ts';
 import { liveSecretsSql } from './signing-secrets.ts';
 
 const delivery_timeout_ms = 10_000;
+// Once the status is in, the body is read only to reuse the connection: this long at most, then the
+// connection is dropped, so a receiver that drips its body frees its slot instead of holding it to the deadline.
+const body_grace_ms = 1_000;
 // A lease outlasts one attempt by this margin: a claim still held past it was lost with its worker.
 const lease_margin_ms = 20_000;
 // Attempts in flight in this process, and to any one target (URL): a target that hangs holds at
@@ -170,9 +173,14 @@ async function attempt(ctx: AppContext, n: Claimed, agents: Agents, timeoutMs: n
       bodyTimeout: timeoutMs,
       signal: deadline.signal,
     });
-    // The body is read only to reuse the connection. One that never ends is cut at the deadline and
-    // dump() still resolves: the status is the receiver's answer, so a 200 is not sent again.
-    await res.body.dump();
+    // The status is the receiver's answer: a body cut short (at the grace or the deadline) still
+    // resolves dump(), so a 200 is not sent again.
+    const cut = setTimeout(() => res.body.destroy(), body_grace_ms);
+    try {
+      await res.body.dump();
+    } finally {
+      clearTimeout(cut);
+    }
     return isSuccess(res.statusCode) ? { ok: true, status: res.statusCode } : { ok: false, status: res.statusCode, error: `HTTP ${res.statusCode}` };
   } catch (err) {
     return { ok: false, status: null, error: String((err as Error).message ?? err).slice(0, error_text_max) };

@@ -10,6 +10,8 @@ export interface ReceivedRequest {
   body: Buffer;
   /** Wall-clock ms when the body was complete. */
   at: number;
+  /** Wall-clock ms when the response closed (sent whole, or cut by the client); null while open. */
+  closedAt: number | null;
 }
 
 /**
@@ -51,8 +53,18 @@ export async function startReceiver(): Promise<Receiver> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const path = req.url ?? '/';
-      const received: ReceivedRequest = { method: req.method ?? '', path, headers: req.headers, body: Buffer.concat(chunks), at: Date.now() };
+      const received: ReceivedRequest = {
+        method: req.method ?? '',
+        path,
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+        at: Date.now(),
+        closedAt: null,
+      };
       requests.push(received);
+      res.on('close', () => {
+        received.closedAt = Date.now();
+      });
       const s = scripts.get(pathOf(path));
       let scripted: Reply = 200;
       if (s && s.replies.length > 0) {

@@ -81,13 +81,15 @@ describe('delivery isolation and recovery (CONTRACT §9)', () => {
     }
   });
 
-  test('a receiver that answers 200 and then drips its body is delivered once: the status is its answer', async () => {
+  test('a receiver that answers 200 and then drips its body is delivered once, its slot freed long before the deadline', async () => {
     const seller = await gw.createSeller();
     rx.script('/drip', 'drip');
-    // Short timeout and retries, so that a dripping body counted as a failure would be retried here.
-    const runner = await startWorker({ timeoutMs: 1_000, retryDelaysMs: [50, 50] });
+    // Short retries, so that a dripping body counted as a failure would be retried here; the default
+    // timeout (10 s), which a body read to its end would hold the attempt's slot for.
+    const runner = await startWorker({ timeoutMs: 10_000, retryDelaysMs: [50, 50] });
     try {
       await paidSale(seller, rx.url('/drip'));
+      const started = Date.now();
       const row = async () =>
         (
           await gw.ctx.db.query<{ status: string; attempts: number; code: number | null; error: string | null; leased: boolean }>(
@@ -96,14 +98,16 @@ describe('delivery isolation and recovery (CONTRACT §9)', () => {
             [seller.id],
           )
         ).rows[0];
-      const deadline = Date.now() + 10_000;
+      const deadline = Date.now() + 5_000;
       while (Date.now() < deadline) {
         const r = await row();
         if (r && r.status !== 'PENDING' && !r.leased) break;
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       assert.deepEqual(await row(), { status: 'DELIVERED', attempts: 1, code: 200, error: null, leased: false });
+      assert.ok(Date.now() - started < 5_000, `recorded after ${Date.now() - started} ms`);
       assert.equal(rx.requestsTo('/drip').length, 1);
+      await rx.waitFor(() => rx.requestsTo('/drip')[0]!.closedAt !== null, 2_000, 'the dripping response cut by the gateway');
     } finally {
       rx.script('/drip', 200);
       await runner.stop();
