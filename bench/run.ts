@@ -2,7 +2,7 @@
 // autocannon and the webhook receiver run here. Each API figure sits beside its yardstick.
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +42,14 @@ interface Seller {
   headers: Record<string, string>;
 }
 
+/** The node options `npm start` runs the gateway with (the young generation's size among them): measured as users run it. */
+function startNodeOptions(): string[] {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
+  const options = /\bnode (.*) src\/main\.ts/.exec(pkg.scripts.start)?.[1];
+  if (!options) throw new Error(`npm start's script is not "node … src/main.ts": ${pkg.scripts.start}`);
+  return options.split(/\s+/);
+}
+
 async function startServer(databaseUrl: string | undefined): Promise<Server> {
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
@@ -53,7 +61,7 @@ async function startServer(databaseUrl: string | undefined): Promise<Server> {
   else delete env.DATABASE_URL;
   // BENCH_PROFILE=dir: the gateway's CPU profile (.cpuprofile, for Chrome's DevTools) written there at its exit.
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const child = fork(new URL('./server.ts', import.meta.url).pathname, [], { env, execArgv: ['--import', 'tsx', ...profile] });
+  const child = fork(new URL('./server.ts', import.meta.url).pathname, [], { env, execArgv: [...startNodeOptions(), ...profile] });
   const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   let seq = 0;
   const ready = await new Promise<{ gateway: string; bare: string; adminToken: string }>((resolve, reject) => {
