@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/db.ts';
-import { run, sql } from '../db/sql.ts';
+import { before, run, sql } from '../db/sql.ts';
 
 export interface StatementLine {
   id: number;
@@ -17,7 +17,7 @@ export async function statementLines(q: Queryable, sellerId: number, beforeId: n
     q,
     sql`SELECT l.id, l.created_at, l.account, l.amount, p.kind, p.transaction_id, p.cashout_id
         FROM journal_lines l JOIN postings p ON p.id = l.posting_id
-        WHERE l.seller_id = ${sellerId} AND (${beforeId}::bigint IS NULL OR l.id < ${beforeId})
+        WHERE l.seller_id = ${sellerId} AND ${before('l.id', beforeId)}
         ORDER BY l.id DESC LIMIT ${limit}`,
   );
   return r.rows;

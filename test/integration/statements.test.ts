@@ -79,24 +79,31 @@ describe('statements per request (PostgreSQL)', { skip: onPostgres ? false : 'Po
     }
   });
 
-  test("the transaction list's cursor is a range the generic plan walks in the index, never a filter over the seller's rows", async () => {
-    await count('GET', '/api/transactions?limit=2');
-    const first = (await gw.app.inject({ method: 'GET', url: '/api/transactions?limit=1', headers: seller.headers })).json();
-    await count('GET', `/api/transactions?limit=2&cursor=${first.nextCursor}`);
-    const list = whole.find((w) => /FROM transactions t\s+WHERE/.test(w.text));
-    assert.ok(list, 'the list statement was seen');
-    // The plan PostgreSQL may settle on after five executions: parameters unknown when planned.
-    const client = new pg.Client({ connectionString: gw.config.databaseUrl });
-    await client.connect();
-    try {
-      await client.query('SET plan_cache_mode = force_generic_plan');
-      await client.query(`PREPARE listed AS ${list.text}`);
-      const literal = (v: unknown) => (v === null ? 'NULL' : `'${String(v).replaceAll("'", "''")}'`);
-      const plan = await client.query(`EXPLAIN (FORMAT JSON) EXECUTE listed(${list.values.map(literal).join(', ')})`);
-      const text = JSON.stringify(plan.rows[0]['QUERY PLAN']);
-      assert.match(text, /"Index Cond":"\(\(seller_id = \$\d+\) AND \(id < COALESCE\(\$\d+, '9223372036854775807'::bigint\)\)\)"/, text);
-    } finally {
-      await client.end();
-    }
-  });
+  // Each paged list of a seller, and how its statement is told from the others.
+  const lists = [
+    { url: '/api/transactions', statement: /FROM transactions t\s+WHERE/ },
+    { url: '/api/public/statement', statement: /FROM journal_lines l JOIN postings p/ },
+    { url: '/api/notifications', statement: /FROM notifications WHERE seller_id/ },
+  ];
+  for (const { url, statement } of lists) {
+    test(`${url}: the cursor is a range the generic plan walks in the index, never a filter over the seller's rows`, async () => {
+      await count('GET', `${url}?limit=2`);
+      await count('GET', `${url}?limit=2&cursor=9007199254740`);
+      const list = whole.find((w) => statement.test(w.text));
+      assert.ok(list, `the list statement was seen: ${whole.map((w) => w.text).join(' | ')}`);
+      // The plan PostgreSQL may settle on after five executions: parameters unknown when planned.
+      const client = new pg.Client({ connectionString: gw.config.databaseUrl });
+      await client.connect();
+      try {
+        await client.query('SET plan_cache_mode = force_generic_plan');
+        await client.query(`PREPARE listed AS ${list.text}`);
+        const literal = (v: unknown) => (v === null ? 'NULL' : `'${String(v).replaceAll("'", "''")}'`);
+        const plan = await client.query(`EXPLAIN (FORMAT JSON) EXECUTE listed(${list.values.map(literal).join(', ')})`);
+        const text = JSON.stringify(plan.rows[0]['QUERY PLAN']);
+        assert.match(text, /"Index Cond":"\(\(seller_id = \$\d+\) AND \(id < COALESCE\(\$\d+, '9223372036854775807'::bigint\)\)\)"/, text);
+      } finally {
+        await client.end();
+      }
+    });
+  }
 });
