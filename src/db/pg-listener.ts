@@ -102,8 +102,10 @@ export class PgListener {
       for (const h of this.subscribers.get(m.channel) ?? []) h.onPayload(m.payload ?? '');
     });
     const listened = new Set<string>();
+    let connected = false;
     try {
       await client.connect();
+      connected = true;
       // Until every channel is LISTENed, those subscribed meanwhile included; only then is it up.
       for (let left = this.unlistened(listened); left.length > 0; left = this.unlistened(listened)) {
         for (const channel of left) {
@@ -114,8 +116,9 @@ export class PgListener {
     } catch (error) {
       destroyClient(client);
       this.failures++;
-      // A server at its connection limit is up: only the listener waits for a slot.
-      if ((error as { code?: string } | null)?.code !== '53300') this.availability.trip();
+      // A server at its connection limit is up: only the listener waits for a slot. A LISTEN that
+      // failed after the connect is this connection's trouble; the pool's own probe judges the server.
+      if (!connected && (error as { code?: string } | null)?.code !== '53300') this.availability.trip();
       this.schedule();
       return;
     }

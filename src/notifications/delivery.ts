@@ -11,8 +11,9 @@ import { NOTIFICATIONS_CHANNEL } from './outbox.ts';
 import { liveSecretsSql } from './signing-secrets.ts';
 
 const delivery_timeout_ms = 10_000;
-// Once the status is in, the body is read only to reuse the connection: this long at most, then the
-// connection is dropped, so a receiver that drips its body frees its slot instead of holding it to the deadline.
+// Once the status is in, the body is read only to reuse the connection: this long at most (and within
+// the attempt's deadline), then the connection is dropped, so a receiver that drips its body frees its
+// slot instead of holding it to the deadline.
 const body_grace_ms = 1_000;
 // A lease outlasts one attempt by this margin: a claim still held past it was lost with its worker.
 const lease_margin_ms = 20_000;
@@ -176,6 +177,7 @@ async function attempt(ctx: AppContext, n: Claimed, agents: Agents, timeoutMs: n
     // The status is the receiver's answer: a body cut short (at the grace or the deadline) still
     // resolves dump(), so a 200 is not sent again.
     const cut = setTimeout(() => res.body.destroy(), body_grace_ms);
+    cut.unref();
     try {
       await res.body.dump();
     } finally {

@@ -22,8 +22,8 @@ export interface TcpProxy {
   down(): void;
   partition(): void;
   up(): void;
-  /** The next connection whose client sends a chunk matching `match`: nothing of it flows again, either way. */
-  stallOn(match: (chunk: Buffer) => boolean): void;
+  /** The next connection whose client sends a chunk matching `match`: nothing of it flows again, either way (null: none). */
+  stallOn(match: ((chunk: Buffer) => boolean) | null): void;
   /** Connections stalled by `stallOn` so far. */
   readonly stalled: number;
   close(): Promise<void>;

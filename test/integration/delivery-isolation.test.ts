@@ -108,6 +108,8 @@ describe('delivery isolation and recovery (CONTRACT §9)', () => {
       assert.ok(Date.now() - started < 5_000, `recorded after ${Date.now() - started} ms`);
       assert.equal(rx.requestsTo('/drip').length, 1);
       await rx.waitFor(() => rx.requestsTo('/drip')[0]!.closedAt !== null, 2_000, 'the dripping response cut by the gateway');
+      const drip = rx.requestsTo('/drip')[0]!;
+      assert.ok(drip.closedAt! - drip.at < 3_000, `the response was cut ${drip.closedAt! - drip.at} ms after the request`);
     } finally {
       rx.script('/drip', 200);
       await runner.stop();
