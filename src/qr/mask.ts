@@ -113,8 +113,6 @@ interface PackedMasks {
   masks: Uint32Array[];
   /** Unmasked symbol with its format modules cleared, rows then columns; filled per symbol. */
   plain: Uint32Array;
-  /** The symbol under mask p, rows then columns; filled per mask. */
-  candidate: Uint32Array;
 }
 
 const packedMasks = new Map<number, { keep: Uint32Array; masks: Uint32Array[]; valid: Uint32Array }>();
@@ -162,7 +160,7 @@ function packedMasksFor(size: number, plainBytes: Uint8Array, layers: Uint32Arra
   const plain = new Uint32Array(n);
   packLines(plainBytes, size, stride, plain);
   for (let i = 0; i < n; i++) plain[i]! &= cached.keep[i]!;
-  return { size, stride, valid: cached.valid, masks: cached.masks, plain, candidate: new Uint32Array(n) };
+  return { size, stride, valid: cached.valid, masks: cached.masks, plain };
 }
 
 function popcount(x: number): number {
@@ -173,9 +171,9 @@ function popcount(x: number): number {
 
 /** The penalty of `qrcode` 1.5's MaskPattern (N1 + N2 + N3 + N4) for mask p. */
 function penalty(k: PackedMasks, p: number): number {
-  const { size, stride, valid, plain, candidate } = k;
+  const { size, stride, valid, plain } = k;
+  // The symbol under mask p is plain ^ mask, word by word, as the lines are read.
   const mask = k.masks[p]!;
-  for (let i = 0; i < candidate.length; i++) candidate[i] = plain[i]! ^ mask[i]!;
   let runs = 0;
   let finders = 0;
   let blocks = 0;
@@ -191,7 +189,7 @@ function penalty(k: PackedMasks, p: number): number {
       zPrev = 0,
       vPrev = 0;
     for (let q = 0; q < stride; q++) {
-      const cur = candidate[base + q]!;
+      const cur = plain[base + q]! ^ mask[base + q]!;
       const ok = valid[q]!;
       const first = q === 0 ? ~1 : ~0; // module 0 of a line has no predecessor
       const s1 = (cur << 1) | (prev >>> 31);
@@ -211,7 +209,7 @@ function penalty(k: PackedMasks, p: number): number {
         dark += popcount(cur);
         // N2: 2×2 blocks of one colour, with the row below.
         if (hasBelow) {
-          const v = ~(cur ^ candidate[base + stride + q]!);
+          const v = ~(cur ^ plain[base + stride + q]! ^ mask[base + stride + q]!);
           blocks += popcount(v & ((v << 1) | (vPrev >>> 31)) & e);
           vPrev = v;
         }
