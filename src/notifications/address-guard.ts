@@ -1,6 +1,6 @@
-import { type LookupAddress, lookup as lookupCallback } from 'node:dns';
-import { lookup } from 'node:dns/promises';
+import type { LookupAddress } from 'node:dns';
 import ipaddr from 'ipaddr.js';
+import { receiverLookup } from './receiver-dns.ts';
 
 type IP = ipaddr.IPv4 | ipaddr.IPv6;
 
@@ -54,7 +54,8 @@ const isLoopbackName = (host: string) => host === 'localhost' || host.endsWith('
 
 /**
  * Checked when a URL is registered: refused if it names or resolves to a non-public address. A name
- * that does not resolve now is accepted; delivery checks the address it actually connects to.
+ * that does not resolve now (or not within the lookup's 2 s) is accepted; delivery checks the
+ * address it actually connects to.
  */
 export async function privateTargetReason(rawUrl: string): Promise<string | null> {
   const url = new URL(rawUrl);
@@ -63,7 +64,7 @@ export async function privateTargetReason(rawUrl: string): Promise<string | null
   if (isLoopbackName(host)) return `${host} is a loopback name`;
   try {
     // The name as written: with or without a trailing dot, the resolver may apply different search domains.
-    const addresses = await lookup(url.hostname, { all: true });
+    const addresses = await receiverLookup(url.hostname);
     const bad = addresses.find((a) => isPrivateAddress(a.address));
     return bad ? `${url.hostname} resolves to ${bad.address}, a loopback or private address` : null;
   } catch {
@@ -78,14 +79,25 @@ export function literalPrivateTarget(url: URL): boolean {
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
-/** A dns.lookup for the delivery socket that refuses private answers: checked at connect time. */
-export function publicOnlyLookup(hostname: string, options: object, callback: LookupCallback): void {
-  lookupCallback(hostname, { ...options, all: true }, (err, addresses) => {
-    if (err) return callback(err, []);
-    const list = addresses as LookupAddress[];
-    const bad = list.find((a) => isPrivateAddress(a.address));
-    if (bad) return callback(Object.assign(new Error(`${hostname} resolves to a private address (${bad.address})`), { code: 'EPRIVATE' }), []);
-    if ((options as { all?: boolean }).all) return callback(null, list);
-    callback(null, list[0]!.address, list[0]!.family);
-  });
+/**
+ * The dns.lookup of a delivery socket, through the receivers' bounded lookups; unless `allowPrivate`,
+ * refusing private answers at connect time.
+ */
+export function receiverSocketLookup(allowPrivate: boolean) {
+  return (hostname: string, options: { all?: boolean }, callback: LookupCallback): void => {
+    const { all, ...rest } = options;
+    receiverLookup(hostname, rest).then(
+      (list) => {
+        const bad = allowPrivate ? undefined : list.find((a) => isPrivateAddress(a.address));
+        if (bad) return callback(Object.assign(new Error(`${hostname} resolves to a private address (${bad.address})`), { code: 'EPRIVATE' }), []);
+        if (list.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), []);
+        if (all) return callback(null, list);
+        callback(null, list[0]!.address, list[0]!.family);
+      },
+      (err: NodeJS.ErrnoException) => callback(err, []),
+    );
+  };
 }
+
+/** receiverSocketLookup refusing private answers. */
+export const publicOnlyLookup = receiverSocketLookup(false);

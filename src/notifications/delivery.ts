@@ -6,7 +6,7 @@ import { type AttemptResult, default_retry_delays_ms, isSuccess, nextStep } from
 import { standardWebhookHeaders } from '../domain/standard-webhooks.ts';
 import { timeoutSignal } from '../http/timeout-signal.ts';
 import type { Job } from '../workers/job.ts';
-import { literalPrivateTarget, publicOnlyLookup } from './address-guard.ts';
+import { literalPrivateTarget, receiverSocketLookup } from './address-guard.ts';
 import { NOTIFICATIONS_CHANNEL } from './outbox.ts';
 import { liveSecretsSql } from './signing-secrets.ts';
 
@@ -134,7 +134,7 @@ class Agents {
   for(allowPrivate: boolean): Agent {
     let agent = this.agents.get(allowPrivate);
     if (!agent) {
-      agent = new Agent({ connections: 64, connect: allowPrivate ? {} : { lookup: publicOnlyLookup as never } });
+      agent = new Agent({ connections: 64, connect: { lookup: receiverSocketLookup(allowPrivate) as never } });
       this.agents.set(allowPrivate, agent);
     }
     return agent;

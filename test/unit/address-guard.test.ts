@@ -1,21 +1,26 @@
 import assert from 'node:assert/strict';
 import dns, { type LookupAddress } from 'node:dns';
-import dnsPromises from 'node:dns/promises';
-import { syncBuiltinESMExports } from 'node:module';
-import { after, before, describe, it, mock } from 'node:test';
+import { after, afterEach, before, describe, it, mock } from 'node:test';
 import { isPrivateAddress, literalPrivateTarget, privateTargetReason, publicOnlyLookup } from '../../src/notifications/address-guard.ts';
 
 // No test may reach a resolver: literal and loopback-name targets must be decided without one, and
-// publicOnlyLookup gets its answers from `answers`. syncBuiltinESMExports makes the guard's named imports see the mocks.
-let answers: LookupAddress[] = [];
+// a name's lookup gets its answers from `answers` (null: no lookup expected, so one fails the test).
+// The guard swallows a failed lookup (the name is accepted), so unexpected ones are counted and checked after each test.
+let answers: LookupAddress[] | null = null;
+const unexpected: string[] = [];
 before(() => {
-  mock.method(dnsPromises, 'lookup', async (name: string) => assert.fail(`unexpected DNS lookup of ${name}`));
-  mock.method(dns, 'lookup', (_name: string, _options: object, cb: (err: null, a: LookupAddress[]) => void) => cb(null, answers));
-  syncBuiltinESMExports();
+  mock.method(dns, 'lookup', (name: string, _options: object, cb: (err: Error | null, a: LookupAddress[]) => void) => {
+    if (answers !== null) return cb(null, answers);
+    unexpected.push(name);
+    cb(Object.assign(new Error(`unexpected DNS lookup of ${name}`), { code: 'ENOTFOUND' }), []);
+  });
+});
+afterEach(() => {
+  answers = null;
+  assert.deepEqual(unexpected.splice(0), [], 'names looked up');
 });
 after(() => {
   mock.restoreAll();
-  syncBuiltinESMExports();
 });
 
 /** `host` goes into a URL; `raw` are the same address as strings a resolver or caller may hand isPrivateAddress. */
@@ -133,6 +138,16 @@ describe('URLs', () => {
       assert.equal(await privateTargetReason(`http://${host}/hook`), null);
     });
   }
+
+  it('refuses a name that resolves to a private address, and accepts one whose answers are all public', async () => {
+    answers = [
+      { address: '8.8.8.8', family: 4 },
+      { address: '10.1.2.3', family: 4 },
+    ];
+    assert.equal(await privateTargetReason('https://hooks.example.com/x'), 'hooks.example.com resolves to 10.1.2.3, a loopback or private address');
+    answers = [{ address: '8.8.8.8', family: 4 }];
+    assert.equal(await privateTargetReason('https://hooks.example.com/x'), null);
+  });
 
   it('does not take names that merely contain "localhost" for loopback names', () => {
     for (const name of ['localhost.example.com', 'mylocalhost', 'localhost-1'])
