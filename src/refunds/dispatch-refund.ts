@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.ts';
 import { operation } from '../providers/ports.ts';
 import { settleRefund } from '../transactions/refund-moves.ts';
-import { findRefund, type RefundRow, setProviderRef, unsentRefunds } from '../transactions/refunds-repo.ts';
+import { findRefund, markRefundTried, type RefundRow, setProviderRef, unsentRefunds } from '../transactions/refunds-repo.ts';
 import { findTransaction } from '../transactions/transactions-repo.ts';
 import type { Job } from '../workers/job.ts';
 
@@ -36,6 +36,7 @@ export async function dispatchRefund(ctx: AppContext, refund: RefundRow): Promis
 const unsent_grace_ms = 10_000;
 // After a failed round the runner calls again within a second; a provider that is down is asked again only this much later.
 const retry_after_failure_ms = 30_000;
+const batch_size = 50;
 
 /** Sends again the refunds a crash or a provider outage left PENDING without the provider's word. */
 export function createRefundDispatchJob(): Job {
@@ -46,12 +47,14 @@ export function createRefundDispatchJob(): Job {
     async run(ctx) {
       const now = ctx.clock.now().getTime();
       if (now - failedAt < retry_after_failure_ms) return 0;
-      const due = await unsentRefunds(ctx.db, new Date(now - unsent_grace_ms), 50);
-      // One refund's provider failing must not hold back the others: each is tried, the failures reported together.
+      const due = await unsentRefunds(ctx.db, new Date(now - unsent_grace_ms), batch_size);
+      // One refund's provider failing must not hold back the others: each is tried, the failures
+      // reported together, and a failed one goes behind the rest for the next round.
       const failures: string[] = [];
       for (const refund of due) {
-        await dispatchRefund(ctx, refund).catch((error: unknown) => {
+        await dispatchRefund(ctx, refund).catch(async (error: unknown) => {
           failures.push(`refund ${refund.id}: ${error instanceof Error ? error.message : String(error)}`);
+          await markRefundTried(ctx.db, Number(refund.id), new Date(now)).catch(() => {});
         });
       }
       if (failures.length > 0) {

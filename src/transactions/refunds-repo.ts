@@ -34,7 +34,13 @@ export async function unsentRefunds(q: Queryable, before: Date, limit: number): 
   return (
     await run<RefundRow>(
       q,
-      sql`SELECT * FROM refunds WHERE status = 'PENDING' AND provider_ref IS NULL AND created_at < ${before} ORDER BY id LIMIT ${limit}`,
+      sql`SELECT * FROM refunds WHERE status = 'PENDING' AND provider_ref IS NULL AND created_at < ${before}
+          ORDER BY coalesce(tried_at, created_at), id LIMIT ${limit}`,
     )
   ).rows;
+}
+
+/** A send that failed: the refund goes behind those tried longer ago. */
+export async function markRefundTried(q: Queryable, id: number, at: Date): Promise<void> {
+  await run(q, sql`UPDATE refunds SET tried_at = ${at} WHERE id = ${id} AND status = 'PENDING'`);
 }

@@ -230,4 +230,50 @@ describe('refunds (CONTRACT §5a)', () => {
       setRefunds(null);
     }
   });
+
+  test('refunds that keep failing go behind the others: a full batch of them never holds back the refund after it', async () => {
+    const who = await gw.createSeller();
+    const failing = new Set<number>();
+    const tries = new Map<number, number>();
+    let reachable = false;
+    setRefunds(async (input) => {
+      tries.set(input.refundId, (tries.get(input.refundId) ?? 0) + 1);
+      if (!reachable || failing.has(input.refundId)) throw new Error('the provider answered 503');
+      return sandboxRefunds.refund(input);
+    });
+    try {
+      // The job's batch is 50: 50 refunds its provider keeps refusing, made first, then one it would take.
+      for (let i = 0; i < 51; i++) {
+        const res = await inject('POST', `/api/transactions/${await paidSale('CREDIT_CARD', who)}/refund`, who.headers, {});
+        assert.equal(res.json().status, 'PENDING', res.body);
+        if (i < 50) failing.add(res.json().id as number);
+      }
+      const last = (await inject('GET', '/api/transactions?limit=1', who.headers)).json().data[0];
+      tries.clear(); // the requests' own tries
+      reachable = true;
+      now += 11_000;
+      const job = createRefundDispatchJob();
+      let rounds = 0;
+      while ((await read(last.id, who)).status !== 'ESTORNADO' && rounds < 3) {
+        await job.run(gw.ctx).catch(() => {});
+        now += 30_000;
+        rounds++;
+      }
+      assert.equal((await read(last.id, who)).status, 'ESTORNADO', `refunded after ${rounds} rounds of the job`);
+      assert.equal(rounds, 2, 'the first round takes the 50 oldest; the next, the one never tried first');
+      const tried = [...failing].map((id) => tries.get(id) ?? 0);
+      assert.ok(
+        tried.every((n) => n >= 1),
+        'each failing refund was tried by the job',
+      );
+      assert.equal(
+        tried.reduce((a, b) => a + b, 0),
+        50 + 49,
+        'all 50 in the first round, 49 again beside the last in the second',
+      );
+      await verify();
+    } finally {
+      setRefunds(null);
+    }
+  });
 });
