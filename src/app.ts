@@ -72,6 +72,9 @@ function serverOptions(config: AppContext['config']) {
   const headersTimeout = Math.min(max_headers_timeout_ms, requestTimeout);
   return {
     requestTimeout,
+    // The socket's inactivity timeout: requestTimeout ends once the request is in, so this is what
+    // cuts a client that stops reading its answer.
+    connectionTimeout: config.httpIdleTimeoutMs,
     keepAliveTimeout: keep_alive_timeout_ms,
     // request.ip and request.protocol from X-Forwarded-For / -Proto, when a trusted proxy sent them.
     trustProxy: config.trustProxy,

@@ -31,6 +31,11 @@ export interface Config {
   authFailuresPerMinute: number;
   /** Longest a client may take to send a whole request (headers and body). */
   httpRequestTimeoutMs: number;
+  /**
+   * Longest a connection may go with nothing sent or received while a request is under way (a
+   * client that stopped reading its answer): longer than any provider call a request waits on.
+   */
+  httpIdleTimeoutMs: number;
   /** Open connections beyond this are dropped at accept. */
   httpMaxConnections: number;
   /** Where generated secrets were stored, for the start-up message; null when all came from the environment. */
@@ -75,6 +80,7 @@ export function loadConfig(env: Env): Config {
     rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 100, 1, max_rate),
     authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 20, 1, max_rate),
     httpRequestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, min_request_timeout_ms, max_request_timeout_ms),
+    httpIdleTimeoutMs: integer(env, 'HTTP_IDLE_TIMEOUT_MS', 300_000, min_request_timeout_ms, max_request_timeout_ms),
     httpMaxConnections: integer(env, 'HTTP_MAX_CONNECTIONS', 1000, 1, 1_000_000),
     secretsFile: secrets.file,
   };

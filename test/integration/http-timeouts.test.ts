@@ -8,6 +8,7 @@ import { ADMIN_TOKEN, type Gateway, startGateway } from '../helpers/gateway.ts';
 // timeouts, which app.inject never exercises.
 
 const request_timeout_ms = 1500;
+const idle_timeout_ms = 2000;
 // Node sweeps for expired requests once a second; allow that and the scheduling noise of a loaded
 // 2-core machine (CI runs three test files at once): a missing timeout still fails, at close_wait_limit_ms.
 const cut_slack_ms = 3000;
@@ -109,7 +110,7 @@ describe('HTTP timeouts cut slow clients', { concurrency: true }, () => {
   let gw: Gateway;
   let port: number;
   before(async () => {
-    gw = await startGateway({ env: { HTTP_REQUEST_TIMEOUT_MS: String(request_timeout_ms) } });
+    gw = await startGateway({ env: { HTTP_REQUEST_TIMEOUT_MS: String(request_timeout_ms), HTTP_IDLE_TIMEOUT_MS: String(idle_timeout_ms) } });
     port = await listen(gw);
   });
   after(async () => {
@@ -122,6 +123,7 @@ describe('HTTP timeouts cut slow clients', { concurrency: true }, () => {
     assert.equal(server.requestTimeout, request_timeout_ms);
     assert.equal(server.headersTimeout, request_timeout_ms, 'headers timeout is min(10 s, request timeout)');
     assert.equal(server.keepAliveTimeout, 10_000);
+    assert.equal(server.timeout, idle_timeout_ms, "the idle timeout is the sockets' inactivity timeout");
   });
 
   for (const authenticated of [true, false]) {
@@ -151,6 +153,32 @@ describe('HTTP timeouts cut slow clients', { concurrency: true }, () => {
     const client = await clients.open(port);
     const ms = await client.closedWithin(close_wait_limit_ms);
     assert.ok(ms !== null && ms <= request_timeout_ms + cut_slack_ms, `cut after ${ms} ms`);
+  });
+
+  test('a client that stops reading its answers is cut once the connection has been idle for the idle timeout', async () => {
+    // Pipelined requests whose answers (the OpenAPI document, ~200 KB each) are never read: once
+    // the socket's buffers are full, Node stops reading the next requests and nothing moves. The
+    // client, paused, would never see the close, so the server's side of the connection is watched.
+    const accepted = new Map<number, Socket>();
+    const onConnection = (socket: Socket) => accepted.set(socket.remotePort!, socket);
+    gw.app.server.on('connection', onConnection);
+    try {
+      const client = await clients.open(port);
+      const startedMs = performance.now();
+      client.socket.pause();
+      client.socket.write('GET /openapi.json HTTP/1.1\r\nHost: gateway\r\n\r\n'.repeat(100));
+      for (let i = 0; i < 50 && !accepted.has(client.socket.localPort!); i++) await delay(20);
+      const serverSide = accepted.get(client.socket.localPort!);
+      assert.ok(serverSide, 'the server accepted the connection');
+      const closed = new Promise<number>((resolve) => serverSide.once('close', () => resolve(performance.now() - startedMs)));
+      const ms = await Promise.race([closed, delay(close_wait_limit_ms).then(() => null)]);
+      assert.ok(ms !== null, `still open after ${close_wait_limit_ms} ms`);
+      note(`a client that does not read cut after ${Math.round(ms)} ms`);
+      assert.ok(ms >= idle_timeout_ms - 100, `cut by the idle timeout, not before it (${Math.round(ms)} ms)`);
+      assert.ok(ms <= idle_timeout_ms + cut_slack_ms, `cut after ${Math.round(ms)} ms`);
+    } finally {
+      gw.app.server.off('connection', onConnection);
+    }
   });
 
   test('while 20 slow clients hang on, GET /health answers at once', async () => {

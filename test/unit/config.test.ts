@@ -27,6 +27,7 @@ test('embedded defaults: every variable of CONTRACT §1 has its default', () => 
   assert.equal(c.rateLimitPerSecond, 100);
   assert.equal(c.authFailuresPerMinute, 20);
   assert.equal(c.httpRequestTimeoutMs, 30_000);
+  assert.equal(c.httpIdleTimeoutMs, 300_000);
   assert.equal(c.httpMaxConnections, 1000);
   assert.match(c.pixReceiverKey, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
 });
@@ -89,6 +90,7 @@ test('a bad value names its variable in one line', () => {
     [{ RATE_LIMIT_PER_SECOND: '0' }, 'RATE_LIMIT_PER_SECOND'],
     [{ AUTH_FAILURES_PER_MINUTE: 'many' }, 'AUTH_FAILURES_PER_MINUTE'],
     [{ HTTP_REQUEST_TIMEOUT_MS: '0' }, 'HTTP_REQUEST_TIMEOUT_MS'],
+    [{ HTTP_IDLE_TIMEOUT_MS: '999' }, 'HTTP_IDLE_TIMEOUT_MS'],
     [{ HTTP_MAX_CONNECTIONS: '0' }, 'HTTP_MAX_CONNECTIONS'],
   ];
   for (const [env, name] of cases) {
@@ -175,9 +177,13 @@ test('rate limits and HTTP limits come from the environment', () => {
     RATE_LIMIT_PER_SECOND: '5',
     AUTH_FAILURES_PER_MINUTE: '3',
     HTTP_REQUEST_TIMEOUT_MS: '1500',
+    HTTP_IDLE_TIMEOUT_MS: '60000',
     HTTP_MAX_CONNECTIONS: '7',
   });
-  assert.deepEqual([c.rateLimitPerSecond, c.authFailuresPerMinute, c.httpRequestTimeoutMs, c.httpMaxConnections], [5, 3, 1500, 7]);
+  assert.deepEqual(
+    [c.rateLimitPerSecond, c.authFailuresPerMinute, c.httpRequestTimeoutMs, c.httpIdleTimeoutMs, c.httpMaxConnections],
+    [5, 3, 1500, 60_000, 7],
+  );
 });
 
 // PostgreSQL mode writes nothing to disk: the property tests run it many times.
