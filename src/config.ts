@@ -36,6 +36,8 @@ export interface Config {
    * client that stopped reading its answer): longer than any provider call a request waits on.
    */
   httpIdleTimeoutMs: number;
+  /** Longest a graceful stop may take (requests, jobs, the database closed); then the process exits with code 1. */
+  shutdownTimeoutMs: number;
   /** Open connections beyond this are dropped at accept. */
   httpMaxConnections: number;
   /** Where generated secrets were stored, for the start-up message; null when all came from the environment. */
@@ -82,6 +84,7 @@ export function loadConfig(env: Env): Config {
     httpRequestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, min_request_timeout_ms, max_request_timeout_ms),
     httpIdleTimeoutMs: integer(env, 'HTTP_IDLE_TIMEOUT_MS', 300_000, min_request_timeout_ms, max_request_timeout_ms),
     httpMaxConnections: integer(env, 'HTTP_MAX_CONNECTIONS', 1000, 1, 1_000_000),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 25_000, min_request_timeout_ms, max_request_timeout_ms),
     secretsFile: secrets.file,
   };
 }

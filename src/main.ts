@@ -37,6 +37,12 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     app.log.info({ signal }, 'shutting down: no new requests, finishing in-flight work');
+    // What a stop cuts short is what a crash would (every money move is committed whole or not at
+    // all): a request or a job that will not end must not keep the process from stopping.
+    setTimeout(() => {
+      app.log.error({ signal, afterMs: config.shutdownTimeoutMs }, 'shutdown did not finish in time: exiting with work unfinished');
+      process.exit(1);
+    }, config.shutdownTimeoutMs).unref();
     await (server ?? app).close();
     await workers.stop();
     await closeContext(ctx);

@@ -181,6 +181,32 @@ describe('npm start under a process manager', () => {
   }
 });
 
+describe('a stop that cannot finish', () => {
+  test('a request that never ends does not hold the process: it exits 1 at SHUTDOWN_TIMEOUT_MS, and says why', async () => {
+    const port = await freePort();
+    const env = { ...(await gatewayEnv(port)), HTTP_REQUEST_TIMEOUT_MS: '3600000', SHUTDOWN_TIMEOUT_MS: '2000', LOG_LEVEL: 'info' };
+    const gateway = launchNode(env);
+    await waitForHealth(gateway, port);
+    // A body that stops after its first bytes: the request stays in flight for the hour the server allows it.
+    const stalled = createConnection({ port, host: '127.0.0.1' });
+    stalled.on('error', () => {});
+    try {
+      await new Promise<void>((resolve) => stalled.once('connect', () => resolve()));
+      stalled.write('POST /api/sales HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a');
+      await sleep(300);
+      const signalledAt = performance.now();
+      process.kill(gateway.pid, 'SIGTERM');
+      const exit = await exitWithin(gateway, 15_000);
+      const ms = performance.now() - signalledAt;
+      assert.deepEqual(exit, { code: 1, signal: null }, `stdout: ${gateway.stdout()}`);
+      assert.ok(ms >= 1_900, `exited after ${Math.round(ms)} ms: the stop waited for the request first`);
+      assert.match(gateway.stdout(), /shutdown did not finish in time/);
+    } finally {
+      stalled.destroy();
+    }
+  });
+});
+
 describe('one gateway per DATA_DIR (embedded database on disk)', () => {
   const lockFile = (dataDir: string) => join(dataDir, 'gateway.lock');
 

@@ -29,6 +29,7 @@ test('embedded defaults: every variable of CONTRACT §1 has its default', () => 
   assert.equal(c.httpRequestTimeoutMs, 30_000);
   assert.equal(c.httpIdleTimeoutMs, 300_000);
   assert.equal(c.httpMaxConnections, 1000);
+  assert.equal(c.shutdownTimeoutMs, 25_000);
   assert.match(c.pixReceiverKey, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
 });
 
@@ -92,6 +93,7 @@ test('a bad value names its variable in one line', () => {
     [{ HTTP_REQUEST_TIMEOUT_MS: '0' }, 'HTTP_REQUEST_TIMEOUT_MS'],
     [{ HTTP_IDLE_TIMEOUT_MS: '999' }, 'HTTP_IDLE_TIMEOUT_MS'],
     [{ HTTP_MAX_CONNECTIONS: '0' }, 'HTTP_MAX_CONNECTIONS'],
+    [{ SHUTDOWN_TIMEOUT_MS: 'soon' }, 'SHUTDOWN_TIMEOUT_MS'],
   ];
   for (const [env, name] of cases) {
     assert.throws(
