@@ -32,6 +32,24 @@ function badTextField(value: unknown): { field: string; message: string } | null
 
 const invalidBody = (message: string) => validationError([{ field: 'body', message }]);
 
+const poisoning = 'must not be a "__proto__" key, nor a "constructor" holding a "prototype" (prototype poisoning)';
+
+/** The dotted path of the first key secure-json-parse refuses, in what plain JSON.parse made of the body. Iterative, like badTextField. */
+function poisonedField(value: unknown): string | null {
+  const stack: [unknown, string][] = [[value, '']];
+  while (stack.length > 0) {
+    const [v, path] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    for (const [k, child] of Object.entries(v)) {
+      const childPath = path ? `${path}.${k}` : k;
+      if (k === '__proto__') return childPath;
+      if (k === 'constructor' && child !== null && typeof child === 'object' && Object.hasOwn(child, 'prototype')) return `${childPath}.prototype`;
+      stack.push([child, childPath]);
+    }
+  }
+  return null;
+}
+
 /**
  * JSON only, and every refusal a 400 naming what is wrong (CONTRACT §10). A body that is empty
  * (whatever its Content-Type) is no body at all: a POST that takes none accepts it (CONTRACT §3),
@@ -64,12 +82,15 @@ export function registerBodyParsers(app: FastifyInstance): void {
 }
 
 // Parser messages would echo the input: each is replaced by a fixed one. Fastify's parser says
-// only "invalid", so a body that plain JSON.parse accepts was refused for prototype poisoning.
+// only "invalid", so a body that plain JSON.parse accepts was refused for prototype poisoning: the
+// key is found and named (plain JSON.parse makes "__proto__" an own key, setting no prototype).
 function jsonError(body: string): ApiError {
+  let parsed: unknown;
   try {
-    JSON.parse(body);
+    parsed = JSON.parse(body);
   } catch {
     return invalidBody('is not valid JSON');
   }
-  return invalidBody('must not hold a "__proto__" key, nor a "constructor" with a "prototype" (prototype poisoning)');
+  const field = poisonedField(parsed) ?? 'body';
+  return new ApiError('VALIDATION_ERROR', `Invalid ${field}: ${poisoning}`, [{ field, message: poisoning }]);
 }

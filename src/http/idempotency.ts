@@ -238,5 +238,5 @@ export function sendAnswer(reply: FastifyReply, answer: StoredResponse) {
   if (answer.replayed) void reply.header('idempotent-replayed', 'true');
   // JSON text already (a replay, or an answer written by its own statement): sent as is.
   if (typeof answer.body === 'string') void reply.serializer((s: unknown) => s as string);
-  return reply.status(answer.status).type('application/json').send(answer.body);
+  return reply.status(answer.status).type('application/json; charset=utf-8').send(answer.body);
 }

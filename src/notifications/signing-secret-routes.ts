@@ -4,7 +4,7 @@ import type { AppContext } from '../context.ts';
 import { refusalError } from '../domain/result.ts';
 import { idempotent, sendAnswer } from '../http/idempotency.ts';
 import { BODY_ERRORS, IDEMPOTENCY_ERRORS, NO_FIELDS, responses, SELLER_ERRORS } from '../http/openapi.ts';
-import { IdempotencyHeaders, NoBody, Nullable, type Router, sellerSecurity } from '../http/router.ts';
+import { IdempotencyHeaders, NoBody, Nullable, noBodyRefusal, type Router, sellerSecurity } from '../http/router.ts';
 import { currentSigningSecret, rotateSigningSecret, type SigningSecret } from './signing-secrets.ts';
 
 const SigningSecretBody = Type.Object(
@@ -56,24 +56,36 @@ export async function signingSecretRoutes(app: Router, ctx: AppContext): Promise
         body: NoBody,
         response: responses({ 200: SigningSecretBody }, [...SELLER_ERRORS, ...BODY_ERRORS, ...NO_FIELDS, ...IDEMPOTENCY_ERRORS]),
       },
+      // rotateOnce checks NoBody inside the keyed request, so that a 400 is kept and replayed.
+      validatorCompiler: () => () => true,
     },
     // Idempotent like every money POST: a client retrying a lost answer must not retire, at once, the
     // secret its receivers hold (the first rotation's new one) by rotating a second time.
     async (request, reply) => {
       const key = request.headers['idempotency-key'];
       void reply.header('cache-control', 'no-store');
-      const answer = await rotateOnce(ctx, request.sellerId, typeof key === 'string' ? key : undefined);
+      const answer = await rotateOnce(ctx, request.sellerId, typeof key === 'string' ? key : undefined, request.body);
       return sendAnswer(reply, answer);
     },
   );
 }
 
-/** One rotation per Idempotency-Key (the API's header, or the panel form's order id). */
-export function rotateOnce(ctx: AppContext, sellerId: number, key: string | undefined) {
+/** One rotation per Idempotency-Key (the API's header, or the panel form's order id); `body` as sent, which must be none. */
+export function rotateOnce(ctx: AppContext, sellerId: number, key: string | undefined, body: unknown = {}) {
   const now = ctx.clock.now();
+  const refused = noBodyRefusal(body);
   return idempotent(
-    { db: ctx.db, fingerprintKey: ctx.requestFingerprintKey, sellerId, endpoint: 'POST /api/signing-secret/rotate', key, body: {}, now },
+    {
+      db: ctx.db,
+      fingerprintKey: ctx.requestFingerprintKey,
+      sellerId,
+      endpoint: 'POST /api/signing-secret/rotate',
+      key,
+      body: refused ? body : {},
+      now,
+    },
     async (q) => {
+      if (refused) return refused;
       const rotated = await rotateSigningSecret(q, sellerId, now);
       // Thrown, so the rotation rolls back (a 5xx answer is not kept for the key either).
       if (!rotated.ok) throw refusalError(rotated.refusal);

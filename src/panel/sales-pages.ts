@@ -117,7 +117,12 @@ function saleActions(app: Router, ctx: AppContext): void {
         errors: onField('valor', 'Escreva um valor em reais, como 50,00.'),
         typed,
       });
-    const ask = { sellerId: current.session.sellerId, amount: cents?.ok ? cents.value : null, idempotencyKey: order, channel: 'PANEL' } as const;
+    const ask = {
+      sellerId: current.session.sellerId,
+      body: cents?.ok ? { amount: cents.value } : {},
+      idempotencyKey: order,
+      channel: 'PANEL',
+    } as const;
     const outcome = await attempt(async () => refundSale(ctx, { ...ask, transactionId: parsePathId(request.params.id) }, request.log));
     const refused = refusalOf(outcome);
     if (refused) return salePage(ctx, current, request.params.id, reply, { status: refused.status, errors: placed(refused, refund_inputs), typed });

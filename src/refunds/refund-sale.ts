@@ -1,16 +1,40 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
+import { bodyChecker, isPlainObject } from '../domain/body-schema.ts';
+import { BOLETO_MAX_AMOUNT_CENTS } from '../domain/boleto.ts';
+import { invalid, ok, type Result } from '../domain/result.ts';
 import { finalAnswer, idempotent, type StoredResponse } from '../http/idempotency.ts';
+import { Fields } from '../http/router.ts';
 import { requestRefund } from '../transactions/refund-moves.ts';
 import type { RefundRow } from '../transactions/refunds-repo.ts';
 import { dispatchRefund } from './dispatch-refund.ts';
 import { refundView } from './refund-view.ts';
 
+/** The body of a refund: the one schema that checks it and documents it. */
+export const RefundBody = Fields(
+  {
+    amount: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: BOLETO_MAX_AMOUNT_CENTS, description: 'an integer of cents from 1 (default: all not yet refunded)' }),
+    ),
+  },
+  { title: 'RefundRequest' },
+);
+
+const checkRefundBody = bodyChecker(RefundBody, { depth: 1, maxItems: 0 });
+
+/** The cents asked for (null: all that is left), or the 400 naming each field. */
+function parseRefundBody(body: unknown): Result<number | null> {
+  if (!isPlainObject(body)) return invalid([{ field: 'body', message: 'must be an object' }]);
+  const { data, errors } = checkRefundBody(body);
+  return errors.length > 0 ? invalid(errors) : ok(data.amount ?? null);
+}
+
 export interface RefundAsk {
   sellerId: number;
   transactionId: number;
-  /** Cents; null: all that is left. */
-  amount: number | null;
+  /** `{ amount? }` as sent: checked inside the keyed request, so that a 400 is kept and replayed like any refusal. */
+  body: unknown;
   /** The same key again replays the first answer and refunds nothing more (CONTRACT §3's rules). */
   idempotencyKey: string | undefined;
   channel: 'API' | 'PANEL';
@@ -25,22 +49,25 @@ const endpoints = { API: 'POST /api/transactions/{id}/refund', PANEL: 'POST /pai
  */
 export async function refundSale(ctx: AppContext, ask: RefundAsk, log: FastifyBaseLogger): Promise<StoredResponse> {
   const made: { refund?: RefundRow } = {};
+  const amount = parseRefundBody(ask.body);
   const request = {
     db: ctx.db,
     fingerprintKey: ctx.requestFingerprintKey,
     sellerId: ask.sellerId,
     endpoint: endpoints[ask.channel],
     key: ask.idempotencyKey,
-    body: { transactionId: ask.transactionId, amount: ask.amount },
+    // A valid body's fingerprint is its amount (as before bodies were checked here); a refused one's, the body itself.
+    body: amount.ok ? { transactionId: ask.transactionId, amount: amount.value } : { transactionId: ask.transactionId, body: ask.body },
     now: ctx.clock.now(),
     // The move is one guarded statement after its read (optimistic): no transaction needed without a key.
     singleStatement: true,
   };
   const answer = await idempotent(request, async (q) => {
+    if (!amount.ok) return amount;
     const requested = await requestRefund(
       q,
       ask.transactionId,
-      { amount: ask.amount, requestedBy: 'SELLER', sellerId: ask.sellerId },
+      { amount: amount.value, requestedBy: 'SELLER', sellerId: ask.sellerId },
       ctx.clock.now(),
     );
     if (!requested.ok) return requested;

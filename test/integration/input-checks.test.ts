@@ -180,8 +180,15 @@ describe('every input checked (CONTRACT §3, §10)', () => {
       headers: { ...seller.headers, 'content-type': 'application/json' },
       payload: '{"__proto__":{"x":1},"amount":1}',
     });
-    const protoBody = assertRefusal(proto, 400, 'body');
+    const protoBody = assertRefusal(proto, 400, '__proto__');
     assert.match(protoBody.details![0]!.message, /__proto__/);
+    const nested = await inject({
+      method: 'POST',
+      url: '/api/sales',
+      headers: { ...seller.headers, 'content-type': 'application/json' },
+      payload: '{"amount":1,"items":[{"title":"x","constructor":{"prototype":{"x":1}}}]}',
+    });
+    assertRefusal(nested, 400, 'items.0.constructor.prototype');
 
     const cpf = await inject({
       method: 'POST',
