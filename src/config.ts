@@ -32,8 +32,9 @@ export interface Config {
   /** Longest a client may take to send a whole request (headers and body). */
   httpRequestTimeoutMs: number;
   /**
-   * Longest a connection may go with nothing sent or received while a request is under way (a
-   * client that stopped reading its answer): longer than any provider call a request waits on.
+   * Longest a connection may go with nothing sent or received (a client that stopped reading its
+   * answer): longer than any request may work in silence, the ledger's verification (up to 10
+   * minutes) and every provider call included.
    */
   httpIdleTimeoutMs: number;
   /** Longest a graceful stop may take (requests, jobs, the database closed); then the process exits with code 1. */
@@ -82,7 +83,7 @@ export function loadConfig(env: Env): Config {
     rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 100, 1, max_rate),
     authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 20, 1, max_rate),
     httpRequestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, min_request_timeout_ms, max_request_timeout_ms),
-    httpIdleTimeoutMs: integer(env, 'HTTP_IDLE_TIMEOUT_MS', 300_000, min_request_timeout_ms, max_request_timeout_ms),
+    httpIdleTimeoutMs: integer(env, 'HTTP_IDLE_TIMEOUT_MS', 900_000, min_request_timeout_ms, max_request_timeout_ms),
     httpMaxConnections: integer(env, 'HTTP_MAX_CONNECTIONS', 1000, 1, 1_000_000),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 25_000, min_request_timeout_ms, max_request_timeout_ms),
     secretsFile: secrets.file,

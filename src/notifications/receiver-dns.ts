@@ -4,8 +4,10 @@
  * UV_THREADPOOL_SIZE says otherwise), which log writes, provider connects and password hashing
  * share, and a name whose nameserver never answers holds its thread for the resolver's own
  * timeouts, tens of seconds. So receivers' lookups take at most half the pool, counted until
- * getaddrinfo really returns, and their callers wait at most `deadlineMs`: one seller's dead
- * nameserver delays nobody else's work.
+ * getaddrinfo really returns; the callers of one name share its lookup (one dead name holds one
+ * slot at most); and a caller waits at most `deadlineMs`. A seller's dead name server never holds
+ * the pool's other work; many dead names at once can delay other receivers' lookups, whose
+ * attempts then fail within the deadline and are retried.
  */
 import dns, { type LookupAddress, type LookupAllOptions } from 'node:dns';
 
@@ -25,6 +27,7 @@ export interface LookupBounds {
 export type BoundedLookup = (hostname: string, options?: Omit<LookupAllOptions, 'all'>) => Promise<LookupAddress[]>;
 
 interface Waiter {
+  key: string;
   hostname: string;
   options: LookupAllOptions;
   settle(err: NodeJS.ErrnoException | null, addresses: LookupAddress[]): void;
@@ -32,24 +35,43 @@ interface Waiter {
 
 export function boundedLookup(lookup: LookupAll, bounds: LookupBounds): BoundedLookup {
   const queue: Waiter[] = [];
+  // The callers of each name being looked up: one lookup, so one dead name holds one slot at most.
+  const inFlight = new Map<string, Waiter[]>();
   let running = 0;
 
-  const start = (w: Waiter) => {
-    running++;
-    lookup(w.hostname, w.options, (err, addresses) => {
-      running--;
-      w.settle(err, addresses);
-      pump();
-    });
+  const finish = (key: string, err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => {
+    const joined = inFlight.get(key) ?? [];
+    running--;
+    inFlight.delete(key);
+    for (const w of joined) w.settle(err, addresses);
+    pump();
+  };
+  const admitted = (w: Waiter): boolean => {
+    const joined = inFlight.get(w.key);
+    if (joined) joined.push(w);
+    else if (running < bounds.slots) {
+      running++;
+      inFlight.set(w.key, [w]);
+      try {
+        lookup(w.hostname, w.options, (err, addresses) => finish(w.key, err, addresses));
+      } catch (error) {
+        finish(w.key, error as NodeJS.ErrnoException, []);
+      }
+    } else return false;
+    return true;
   };
   const pump = () => {
-    while (running < bounds.slots && queue.length > 0) start(queue.shift()!);
+    for (let i = 0; i < queue.length; ) {
+      if (admitted(queue[i]!)) queue.splice(i, 1);
+      else i++;
+    }
   };
 
   return (hostname, options = {}) =>
     new Promise<LookupAddress[]>((resolve, reject) => {
       let done = false;
       const waiter: Waiter = {
+        key: `${hostname}\0${options.family ?? 0}\0${options.hints ?? 0}`,
         hostname,
         options: { ...options, all: true },
         settle(err, addresses) {
@@ -67,8 +89,7 @@ export function boundedLookup(lookup: LookupAll, bounds: LookupBounds): BoundedL
         error.code = 'ETIMEOUT';
         waiter.settle(error, []);
       }, bounds.deadlineMs);
-      if (running < bounds.slots) start(waiter);
-      else queue.push(waiter);
+      if (!admitted(waiter)) queue.push(waiter);
     });
 }
 

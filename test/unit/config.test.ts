@@ -27,7 +27,7 @@ test('embedded defaults: every variable of CONTRACT §1 has its default', () => 
   assert.equal(c.rateLimitPerSecond, 100);
   assert.equal(c.authFailuresPerMinute, 20);
   assert.equal(c.httpRequestTimeoutMs, 30_000);
-  assert.equal(c.httpIdleTimeoutMs, 300_000);
+  assert.equal(c.httpIdleTimeoutMs, 900_000);
   assert.equal(c.httpMaxConnections, 1000);
   assert.equal(c.shutdownTimeoutMs, 25_000);
   assert.match(c.pixReceiverKey, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);

@@ -50,6 +50,26 @@ describe('receivers\u2019 name lookups, bounded', () => {
     assert.deepEqual(await next, [{ address: '203.0.113.7', family: 4 }]);
   });
 
+  it('callers of one name share its lookup, so one dead name holds one slot and other names still get the other', async () => {
+    const { lookup, pending } = handResolver();
+    const resolve = boundedLookup(lookup, { slots: 2, deadlineMs: 150 });
+    const dead = Array.from({ length: 5 }, () => settled(resolve('hooks.dead.example')));
+    const other = resolve('hooks.example.com');
+    assert.deepEqual(
+      pending.map((p) => p.hostname),
+      ['hooks.dead.example', 'hooks.example.com'],
+      'five callers, one lookup of the dead name',
+    );
+    pending[1]!.answer(null, [{ address: '203.0.113.9', family: 4 }]);
+    assert.deepEqual(await other, [{ address: '203.0.113.9', family: 4 }]);
+    for (const r of await Promise.all(dead)) assert.equal(!r.ok && r.error.code, 'ETIMEOUT');
+    pending[0]!.answer(null, [{ address: '203.0.113.1', family: 4 }]);
+    const again = resolve('hooks.dead.example');
+    assert.equal(pending.length, 3, 'a new lookup once the shared one returned');
+    pending[2]!.answer(null, [{ address: '203.0.113.2', family: 4 }]);
+    assert.deepEqual(await again, [{ address: '203.0.113.2', family: 4 }]);
+  });
+
   it('passes a resolver\u2019s error through, and frees the slot', async () => {
     const { lookup, pending } = handResolver();
     const resolve = boundedLookup(lookup, { slots: 1, deadlineMs: 1_000 });
