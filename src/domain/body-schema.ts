@@ -83,7 +83,15 @@ function schemaAt(root: TSchema, pointer: string): Obj | undefined {
   return typeof at === 'object' && at !== null ? (at as Obj) : undefined;
 }
 
+/** An unknown field of an object that allows none beyond its own (`additionalProperties: false`). */
+const isUnknownField = (e: TLocalizedValidationError): boolean => e.keyword === 'boolean' && e.schemaPath.endsWith('/additionalProperties');
+
 function wording(root: TSchema, e: TLocalizedValidationError): string {
+  if (isUnknownField(e)) {
+    const parent = schemaAt(root, e.schemaPath.slice(0, -'/additionalProperties'.length));
+    const known = Object.keys((parent?.properties as Obj | undefined) ?? {});
+    return known.length > 0 ? `is not a known field (known: ${known.join(', ')})` : 'is not a known field: send no fields here';
+  }
   const description = schemaAt(root, e.schemaPath)?.description;
   if (e.keyword === 'enum') return `must be one of ${e.params.allowedValues.join(', ')}`;
   if (typeof description === 'string') return `must be ${description}`;
@@ -110,6 +118,8 @@ function details(root: TSchema, errors: TLocalizedValidationError[]): FieldError
         const missing = field === 'body' ? key : `${field}.${key}`;
         if (!byField.has(missing)) byField.set(missing, 'is required');
       }
+    } else if (e.keyword === 'additionalProperties') {
+      // The object's own error repeats its unknown fields', each named where it is.
     } else if (!byField.has(field) && !unionEcho(e)) {
       byField.set(field, wording(root, e));
     }

@@ -62,7 +62,10 @@ describe('every input checked (CONTRACT §3, §10)', () => {
       headers: seller.headers,
       payload: { amount: 500, reason: 'x' },
     });
-    assertRefusal(refund, 400, 'reason');
+    const unknown = assertRefusal(refund, 400, 'reason');
+    assert.deepEqual(unknown.details, [{ field: 'reason', message: 'is not a known field (known: amount)' }]);
+    const rotate = await inject({ method: 'POST', url: '/api/signing-secret/rotate', headers: seller.headers, payload: { now: true } });
+    assert.deepEqual(assertRefusal(rotate, 400, 'now').details, [{ field: 'now', message: 'is not a known field: send no fields here' }]);
     const read = await inject({ method: 'GET', url: `/api/transactions/${id}`, headers: seller.headers });
     assert.equal(read.json().status, 'PAGO', 'not refunded');
 
