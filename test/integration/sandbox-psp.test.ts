@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { createPublicKey, type JsonWebKey, verify } from 'node:crypto';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import { hasError, isDynamicPix, parsePix } from 'pix-utils';
@@ -189,6 +190,33 @@ test('the dynamic BR Code builder reproduces the BRAZIL.md vector', () => {
     code,
     '00020101021226760014br.gov.bcb.pix2554pix.example.com/qr/v2/9d36b84fc70b478fb95c12729b90ca255204000053039865802BR5913FULANO DE TAL6008BRASILIA62070503***630493EF',
   );
+});
+
+describe('slow clients', () => {
+  test('a body sent a byte every 300 ms is cut within the request timeout', async () => {
+    const slow = await start({ requestTimeoutMs: 1_500 });
+    const { hostname, port } = new URL(slow.tokenUrl);
+    const socket = createConnection({ host: hostname, port: Number(port) });
+    socket.on('error', () => {});
+    const startedMs = performance.now();
+    const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(performance.now() - startedMs)));
+    socket.write('POST /oauth/token HTTP/1.1\r\nHost: psp\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\n');
+    // Bounded: at most 30 bytes, and stopped by the close.
+    let sent = 0;
+    const trickle = setInterval(() => {
+      if (socket.destroyed || sent++ >= 30) return clearInterval(trickle);
+      socket.write('g');
+    }, 300);
+    try {
+      const ms = await Promise.race([closed, new Promise<null>((r) => setTimeout(() => r(null), 8_000))]);
+      assert.ok(ms !== null, 'still open after 8 s');
+      assert.ok(ms >= 1_400 && ms <= 1_500 + 3_000, `cut after ${Math.round(ms)} ms`);
+    } finally {
+      clearInterval(trickle);
+      socket.destroy();
+      await slow.close();
+    }
+  });
 });
 
 describe('OAuth2 client credentials', () => {

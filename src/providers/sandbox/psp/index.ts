@@ -82,7 +82,17 @@ interface AppParts {
 /** The HTTP side: the token endpoint and the location payloads open, the API Pix under /api/v2 behind bearer tokens. */
 async function buildApp(p: AppParts): Promise<FastifyInstance> {
   const { o, clock } = p;
-  const app: FastifyInstance = Fastify({ logger: false, bodyLimit: 64 * 1024 });
+  // Its locations are read by payers' banks when its public host is public: slow or stalled clients
+  // are cut as the gateway's are (Fastify's defaults switch Node's request timeout off).
+  const requestTimeout = o.requestTimeoutMs ?? 30_000;
+  const app: FastifyInstance = Fastify({
+    logger: false,
+    bodyLimit: 64 * 1024,
+    requestTimeout,
+    connectionTimeout: 120_000,
+    keepAliveTimeout: 10_000,
+    http: { requestTimeout, headersTimeout: Math.min(10_000, requestTimeout), connectionsCheckingInterval: 1_000 },
+  });
   installProblemHandlers(app, p.logger);
   const issuer = tokenIssuer(p.credentials, clock);
   registerTokenRoute(app, p.credentials, issuer);

@@ -77,6 +77,8 @@ export interface SandboxPspOptions {
   callbackRetryDelaysMs?: readonly number[];
   /** Plain-http webhook URLs are accepted for loopback hosts only, unless this is true. */
   allowHttpWebhooks?: boolean;
+  /** Longest a client may take to send a whole request, headers included (default 30 s): a slow client is cut, as the gateway's are. */
+  requestTimeoutMs?: number;
   /** A sent Pix settles (REALIZADO or NAO_REALIZADO) this long after it was taken (default 600 ms). */
   sendDelayMs?: number;
   /** The paying key's balance before any Pix came in or went out (default R$ 1.000.000.000,00). */
