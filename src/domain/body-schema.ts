@@ -13,6 +13,7 @@ import { Compile } from 'typebox/compile';
 import type { TLocalizedValidationError } from 'typebox/error';
 import { Settings } from 'typebox/system';
 import type { FieldError } from './errors.ts';
+import { invalid, ok, type Result } from './result.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -144,5 +145,15 @@ export function bodyChecker<S extends TSchema>(schema: S, limits: BodyLimits): (
     } finally {
       Settings.Set({ maxErrors });
     }
+  };
+}
+
+/** bodyChecker for a body that must be a JSON object: its data once every field passes, or the 400 naming each field. */
+export function objectChecker<S extends TSchema>(schema: S, limits: BodyLimits): (body: unknown) => Result<Static<S>> {
+  const check = bodyChecker(schema, limits);
+  return (body) => {
+    if (!isPlainObject(body)) return invalid([{ field: 'body', message: 'must be an object' }]);
+    const { data, errors } = check(body);
+    return errors.length > 0 ? invalid(errors) : ok(data);
   };
 }

@@ -10,22 +10,29 @@ function textProblem(s: string): string | null {
   return null;
 }
 
-/** The first string (value or key) PostgreSQL cannot store as sent, with its dotted path. Iterative: no depth overflows it. */
-function badTextField(value: unknown): { field: string; message: string } | null {
+type BodyPart = { kind: 'string'; text: string; path: string } | { kind: 'key'; key: string; child: unknown; path: string };
+
+/** The strings and keys of a parsed body, depth first, each with its dotted path. Iterative: no depth overflows it. */
+function* bodyParts(value: unknown): Generator<BodyPart> {
   const stack: [unknown, string][] = [[value, '']];
   while (stack.length > 0) {
     const [v, path] = stack.pop()!;
-    if (typeof v === 'string') {
-      const message = textProblem(v);
-      if (message) return { field: path || 'body', message };
-    } else if (v !== null && typeof v === 'object') {
-      for (const [k, child] of Object.entries(v)) {
-        const childPath = path ? `${path}.${k}` : k;
-        const message = textProblem(k);
-        if (message) return { field: childPath, message };
+    if (typeof v === 'string') yield { kind: 'string', text: v, path };
+    else if (v !== null && typeof v === 'object') {
+      for (const [key, child] of Object.entries(v)) {
+        const childPath = path ? `${path}.${key}` : key;
+        yield { kind: 'key', key, child, path: childPath };
         stack.push([child, childPath]);
       }
     }
+  }
+}
+
+/** The first string (value or key) PostgreSQL cannot store as sent, with its dotted path. */
+function badTextField(value: unknown): { field: string; message: string } | null {
+  for (const part of bodyParts(value)) {
+    const message = textProblem(part.kind === 'string' ? part.text : part.key);
+    if (message) return { field: part.path || 'body', message };
   }
   return null;
 }
@@ -34,18 +41,14 @@ const invalidBody = (message: string) => validationError([{ field: 'body', messa
 
 const poisoning = 'must not be a "__proto__" key, nor a "constructor" holding a "prototype" (prototype poisoning)';
 
-/** The dotted path of the first key secure-json-parse refuses, in what plain JSON.parse made of the body. Iterative, like badTextField. */
+/** The dotted path of the first key secure-json-parse refuses, in what plain JSON.parse made of the body. */
 function poisonedField(value: unknown): string | null {
-  const stack: [unknown, string][] = [[value, '']];
-  while (stack.length > 0) {
-    const [v, path] = stack.pop()!;
-    if (v === null || typeof v !== 'object') continue;
-    for (const [k, child] of Object.entries(v)) {
-      const childPath = path ? `${path}.${k}` : k;
-      if (k === '__proto__') return childPath;
-      if (k === 'constructor' && child !== null && typeof child === 'object' && Object.hasOwn(child, 'prototype')) return `${childPath}.prototype`;
-      stack.push([child, childPath]);
-    }
+  for (const part of bodyParts(value)) {
+    if (part.kind !== 'key') continue;
+    if (part.key === '__proto__') return part.path;
+    const { child } = part;
+    if (part.key === 'constructor' && child !== null && typeof child === 'object' && Object.hasOwn(child, 'prototype'))
+      return `${part.path}.prototype`;
   }
   return null;
 }

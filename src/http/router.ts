@@ -1,8 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import { type TProperties, Type } from 'typebox';
-import { bodyChecker, isPlainObject } from '../domain/body-schema.ts';
-import { invalid, type Refused } from '../domain/result.ts';
+import { objectChecker } from '../domain/body-schema.ts';
+import type { Refused } from '../domain/result.ts';
 
 export type Router = FastifyInstance<
   RawServerDefault,
@@ -44,11 +44,10 @@ export const Fields = <P extends TProperties>(properties: P, options: { title?: 
 /** The body of a POST that takes none: nothing, an empty body or `{}` (CONTRACT §3). */
 export const NoBody = Fields({}, { title: 'EmptyBody', description: 'no body, an empty body or {}' });
 
-const checkNoBody = bodyChecker(NoBody, { depth: 1, maxItems: 0 });
+const checkNoBody = objectChecker(NoBody, { depth: 1, maxItems: 0 });
 
 /** NoBody checked by the handler (inside a keyed request, so that its 400 is kept): null, or the refusal naming each field. */
 export function noBodyRefusal(body: unknown): Refused | null {
-  if (!isPlainObject(body)) return invalid([{ field: 'body', message: 'must be an object' }]);
-  const { errors } = checkNoBody(body);
-  return errors.length > 0 ? invalid(errors) : null;
+  const checked = checkNoBody(body);
+  return checked.ok ? null : checked;
 }

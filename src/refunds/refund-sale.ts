@@ -1,9 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
-import { bodyChecker, isPlainObject } from '../domain/body-schema.ts';
+import { objectChecker } from '../domain/body-schema.ts';
 import { BOLETO_MAX_AMOUNT_CENTS } from '../domain/boleto.ts';
-import { invalid, ok, type Result } from '../domain/result.ts';
+import { ok, type Result } from '../domain/result.ts';
 import { finalAnswer, idempotent, type StoredResponse } from '../http/idempotency.ts';
 import { Fields } from '../http/router.ts';
 import { requestRefund } from '../transactions/refund-moves.ts';
@@ -21,13 +21,12 @@ export const RefundBody = Fields(
   { title: 'RefundRequest' },
 );
 
-const checkRefundBody = bodyChecker(RefundBody, { depth: 1, maxItems: 0 });
+const checkRefundBody = objectChecker(RefundBody, { depth: 1, maxItems: 0 });
 
 /** The cents asked for (null: all that is left), or the 400 naming each field. */
 function parseRefundBody(body: unknown): Result<number | null> {
-  if (!isPlainObject(body)) return invalid([{ field: 'body', message: 'must be an object' }]);
-  const { data, errors } = checkRefundBody(body);
-  return errors.length > 0 ? invalid(errors) : ok(data.amount ?? null);
+  const checked = checkRefundBody(body);
+  return checked.ok ? ok(checked.value.amount ?? null) : checked;
 }
 
 export interface RefundAsk {
