@@ -3,7 +3,7 @@
  * Pure functions: no I/O besides crypto randomness for txids.
  */
 import { PIX_KEY_MAX_LENGTH } from './pix-keys.ts';
-import { randomBytes } from './random.ts';
+import { randomAlphanumeric } from './random.ts';
 import { ok, type Result, refuse } from './result.ts';
 
 const GUI = 'br.gov.bcb.pix';
@@ -187,19 +187,7 @@ export function verifyBrCodeCrc(code: string): boolean {
   return code.slice(crcAt) === crc16ccittFalse(code.slice(0, crcAt));
 }
 
-const TXID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const TXID_LENGTH = 25;
 
-/**
- * A fresh `[A-Za-z0-9]` txid, unbiased by rejecting bytes ≥ 248 (= 4 × 62): 25 characters (~148 bits)
- * for a static BR Code; an API Pix charge takes 26 to 35.
- */
-export function newTxid(length = TXID_LENGTH): string {
-  let out = '';
-  while (out.length < length) {
-    for (const b of randomBytes(length + 8)) {
-      if (b < 248 && out.length < length) out += TXID_ALPHABET[b % 62];
-    }
-  }
-  return out;
-}
+/** A fresh `[A-Za-z0-9]` txid: 25 characters (~148 bits) for a static BR Code; an API Pix charge takes 26 to 35. */
+export const newTxid = (length = TXID_LENGTH): string => randomAlphanumeric(length);

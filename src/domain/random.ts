@@ -16,3 +16,16 @@ export function randomBytes(n: number): Buffer {
   offset += n;
   return out;
 }
+
+const alphanumerics = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** `length` characters of [A-Za-z0-9], uniform: bytes of 248 and above are dropped (248 = 4 × 62). */
+export function randomAlphanumeric(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const b of randomBytes(length + 8)) {
+      if (b < 248 && out.length < length) out += alphanumerics[b % 62];
+    }
+  }
+  return out;
+}

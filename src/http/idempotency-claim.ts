@@ -4,15 +4,24 @@
  * IDEMPOTENCY_KEY_IN_USE instead of making a second provider call. The claim is a lease on the
  * database's clock, renewed while its holder works: a holder that crashed frees the key within
  * `claim_lease_ms`. The statement that stores the answer deletes the claim.
+ *
+ * A lease can lapse under a holder that is alive (the database stalled past its renewals) or whose
+ * call ended in a 5xx that the client retries. So the claim also carries the reference its provider
+ * call is made with: whoever takes the key over with the same body soon after calls with the same
+ * reference, and the provider answers with the charge already made under it, never a second one.
  */
 import type { Db } from '../db/db.ts';
 import { groupWriterPer, waitingAsForAConnection } from '../db/group-write.ts';
 import { run, type Sql, sql } from '../db/sql.ts';
-import { randomBytes } from '../domain/random.ts';
+import { randomAlphanumeric, randomBytes } from '../domain/random.ts';
 
 export const claim_lease_ms = 3_000;
 // Renewed well before it lapses: two renewals may fail before another request can take the key over.
 const renew_every_ms = 1_000;
+// How long after its lapse a claim's reference still serves a retry of the same body: well inside
+// the shortest PIX charge's life (60 s), so the charge it finds is still payable.
+export const reference_kept_ms = 30_000;
+const reference_length = 20;
 
 export interface KeyIds {
   sellerId: number;
@@ -22,7 +31,7 @@ export interface KeyIds {
 
 /** What a claim found: the key is ours now, or it holds an answer to replay, or another request holds it. */
 export type Claim =
-  | { kind: 'claimed'; token: string; release(): Promise<void>; stop(): void }
+  | { kind: 'claimed'; token: string; reference: string; release(): Promise<void>; stop(): void }
   | { kind: 'answered'; requestHash: string; status: number; body: string }
   | { kind: 'held' };
 
@@ -34,11 +43,19 @@ export const claimIs = (ids: KeyIds, token: string) => sql`${keyIs(ids)} AND cla
 
 interface ClaimWrite {
   ids: KeyIds;
+  fingerprint: string;
   token: string;
+  reference: string;
   now: Date;
 }
 
-type ClaimRow = { claimed: boolean; request_hash: string | null; response_status: number | null; response_body: string | null };
+type ClaimRow = {
+  claimed: boolean;
+  claim_reference: string | null;
+  request_hash: string | null;
+  response_status: number | null;
+  response_body: string | null;
+};
 
 // Claims go in groups as sales do (db/group-write.ts): a burst of keyed provider calls pays for one
 // round trip and one commit.
@@ -51,26 +68,38 @@ const claimInGroup = groupWriterPer((db: Db) => ({
 }));
 
 /**
- * Claims the key unless another request's claim lives; a lapsed one is taken over. One round trip,
- * shared with the claims that arrive meanwhile (claim_idempotency_keys, migration 021): the claims,
+ * Claims the key unless another request's claim lives; a lapsed one is taken over, keeping its
+ * reference when the body (`fingerprint`) is the same. One round trip, shared with the claims that
+ * arrive meanwhile (claim_idempotency_keys_with_references, migrations 021 and 023): the claims,
  * then each answer looked for with a snapshot taken after them, so either another request's claim
  * was still there (held) or its answer is (replayed); a replay's claim is dropped in the same call.
  */
-export async function claimKey(db: Db, ids: KeyIds, now: Date): Promise<Claim> {
+export async function claimKey(db: Db, ids: KeyIds, fingerprint: string, now: Date): Promise<Claim> {
   const token = randomBytes(16).toString('hex');
-  const r = await claimInGroup(db, { ids, token, now });
+  const r = await claimInGroup(db, { ids, fingerprint, token, reference: randomAlphanumeric(reference_length), now });
   if (!r.claimed) return { kind: 'held' };
   if (r.request_hash !== null) return { kind: 'answered', requestHash: r.request_hash, status: r.response_status!, body: r.response_body! };
-  return holding(db, claimIs(ids, token), token);
+  if (r.claim_reference === null) throw new Error('a claim made answers its reference');
+  return holding(db, claimIs(ids, token), token, r.claim_reference);
 }
 
 async function claimKeys(db: Db, claims: ClaimWrite[]): Promise<ClaimRow[]> {
   const input = JSON.stringify(
-    claims.map((c, n) => ({ n, seller_id: c.ids.sellerId, endpoint: c.ids.endpoint, key: c.ids.key, token: c.token, now: c.now })),
+    claims.map((c, n) => ({
+      n,
+      seller_id: c.ids.sellerId,
+      endpoint: c.ids.endpoint,
+      key: c.ids.key,
+      token: c.token,
+      hash: c.fingerprint,
+      reference: c.reference,
+      now: c.now,
+    })),
   );
   const r = await run<ClaimRow & { ord: number }>(
     db,
-    sql`SELECT * FROM claim_idempotency_keys(${input}::jsonb, ${`${claim_lease_ms} milliseconds`}::interval)`,
+    sql`SELECT * FROM claim_idempotency_keys_with_references(${input}::jsonb, ${`${claim_lease_ms} milliseconds`}::interval,
+      ${`${reference_kept_ms} milliseconds`}::interval)`,
   );
   const byOrd = new Map(r.rows.map((row) => [row.ord, row]));
   return claims.map((_, n) => {
@@ -80,7 +109,7 @@ async function claimKeys(db: Db, claims: ClaimWrite[]): Promise<ClaimRow[]> {
   });
 }
 
-function holding(db: Db, mine: Sql, token: string): Extract<Claim, { kind: 'claimed' }> {
+function holding(db: Db, mine: Sql, token: string, reference: string): Extract<Claim, { kind: 'claimed' }> {
   const timer = setInterval(() => {
     // Skipped while the statement storing the answer holds it: nobody can take it over then.
     run(
@@ -92,24 +121,28 @@ function holding(db: Db, mine: Sql, token: string): Extract<Claim, { kind: 'clai
   return {
     kind: 'claimed',
     token,
+    reference,
     stop: () => clearInterval(timer),
-    // The request ended without a stored answer (a 5xx is not kept, CONTRACT §3): the key is free for a retry at once.
+    // The request ended without a stored answer (a 5xx is not kept, CONTRACT §3): the key is free for
+    // a retry at once. The claim lapses rather than goes: its call may have reached the provider, and
+    // a retry of the same body takes its reference over.
     release: async () => {
       clearInterval(timer);
-      await run(db, sql`DELETE FROM idempotency_claims WHERE ${mine}`).catch(() => {});
+      await run(db, sql`UPDATE idempotency_claims SET claimed_until = clock_timestamp() WHERE ${mine}`).catch(() => {});
     },
   };
 }
 
-/** Claims whose holder died (lapsed, and not taken over since): nothing waits on them any more. */
+/** Claims lapsed (and not taken over since) longer than their reference serves: nothing needs them any more. */
 export async function dropLapsedClaims(db: Db, limit: number): Promise<number> {
+  const spent = sql`claimed_until < clock_timestamp() - ${`${reference_kept_ms} milliseconds`}::interval`;
   const r = await run(
     db,
     // The lapse is tested again on the row deleted: a claim taken over meanwhile (its lease renewed)
     // is its new holder's, whose provider call it guards.
     sql`DELETE FROM idempotency_claims WHERE (seller_id, endpoint, key) IN (
-          SELECT seller_id, endpoint, key FROM idempotency_claims WHERE claimed_until < clock_timestamp() LIMIT ${limit})
-        AND claimed_until < clock_timestamp()`,
+          SELECT seller_id, endpoint, key FROM idempotency_claims WHERE ${spent} LIMIT ${limit})
+        AND ${spent}`,
   );
   return r.rowCount;
 }

@@ -52,9 +52,13 @@ export type Written = StoredResponse & { id: number | null };
 // statement writes the id in its place. Random per process, so no request body can hold it.
 const id_slot = `id-slot-${randomBytes(12).toString('hex')}`;
 
-/** What must run before the write, outside any transaction; `callsProvider`: it may call a provider, so a keyed request claims its key first. */
+/**
+ * What must run before the write, outside any transaction; `callsProvider`: it may call a provider,
+ * so a keyed request claims its key first, and `run` gets the claim's reference for that call (null
+ * without a key): the same for every request that takes the key over with the same body.
+ */
 export interface Preparation<P> {
-  run(): Promise<P>;
+  run(reference: string | null): Promise<P>;
   callsProvider: boolean;
 }
 
@@ -64,7 +68,7 @@ export async function idempotentWrite<P>(
   prepare?: Preparation<P>,
 ): Promise<Written> {
   if (req.key === undefined) {
-    const planned = plan(prepare ? await prepare.run() : null);
+    const planned = plan(prepare ? await prepare.run(null) : null);
     if ('ok' in planned) throw refusalError(planned.refusal);
     const id = await planned.write(null);
     if (id === null) throw new Error('an unkeyed write is always written');
@@ -74,16 +78,16 @@ export async function idempotentWrite<P>(
   const { ids, fingerprint } = keyed(request);
   if (!prepare?.callsProvider) {
     try {
-      return await written(request, fingerprint, ids, plan(prepare ? await prepare.run() : null), null);
+      return await written(request, fingerprint, ids, plan(prepare ? await prepare.run(null) : null), null);
     } catch (error) {
       return { ...(await afterFailure(req, ids, fingerprint, error, (a) => keep(request, ids, fingerprint, a))), id: null };
     }
   }
-  const claim = await claimKey(req.db, ids, req.now);
+  const claim = await claimKey(req.db, ids, fingerprint, req.now);
   if (claim.kind === 'held') throw inUse();
   if (claim.kind === 'answered') return { ...replayOf(claim.requestHash, claim.status, claim.body, fingerprint), id: null };
   try {
-    const answer = await written(request, fingerprint, ids, plan(await prepare.run()), claim.token);
+    const answer = await written(request, fingerprint, ids, plan(await prepare.run(claim.reference)), claim.token);
     claim.stop(); // ended by the write
     return answer;
   } catch (error) {
@@ -93,7 +97,7 @@ export async function idempotentWrite<P>(
         id: null,
       };
     } finally {
-      await claim.release(); // a no-op when the write or the kept refusal ended it
+      await claim.release(); // a no-op when the write or the kept refusal ended it, or another request took it over
     }
   }
 }

@@ -25,6 +25,11 @@ export interface PixChargeInput {
   expiresInSeconds: number | null;
   /** The payer, when the sale names a CPF or CNPJ (the charge's `devedor`). */
   debtor: { name: string; document: string } | null;
+  /**
+   * 20 of [A-Za-z0-9], the same for every request of one Idempotency-Key and body (null: none): a
+   * charge asked for again under it must be the one already made, not a second.
+   */
+  reference: string | null;
 }
 
 /** A boleto sale to register: what the payer's bank slip and the issuer need. */

@@ -54,7 +54,8 @@ interface MethodFields {
  * its issuer under a sale id drawn first. Nothing for cards; a refusal when the provider did not make
  * it (nothing is written then).
  */
-export async function prepareProvider(q: Queryable, deps: SaleDeps, sale: SaleRequest): Promise<Result<Prepared>> {
+/** `reference`: the key's claim's (http/idempotency-claim.ts), so a retry's charge is the first one's; null without a key. */
+export async function prepareProvider(q: Queryable, deps: SaleDeps, sale: SaleRequest, reference: string | null): Promise<Result<Prepared>> {
   if (sale.paymentMethod === 'BOLETO') return prepareBoleto(q, deps, sale);
   if (sale.paymentMethod !== 'PIX') return ok({ pix: null, boleto: null });
   const document = sale.customer.document;
@@ -65,6 +66,7 @@ export async function prepareProvider(q: Queryable, deps: SaleDeps, sale: SaleRe
     amountCents: sale.amount,
     expiresInSeconds: sale.pix.expiresInSeconds,
     debtor: document ? { name: sale.customer.name, document } : null,
+    reference,
   });
   return charged.ok ? ok({ pix: charged.charge, boleto: null }) : refuse('PROVIDER_ERROR', charged.reason);
 }

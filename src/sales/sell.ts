@@ -48,7 +48,9 @@ export async function sell(ctx: AppContext, ask: SaleAsk): Promise<Written> {
         answer: (id) => ({ status: 201, body: saleCreatedView(sale.created(id)) }),
       };
     },
-    parsed.ok && needsPreparing(parsed.value) ? { run: () => prepare(ctx, parsed.value), callsProvider: callsProvider(parsed.value) } : undefined,
+    parsed.ok && needsPreparing(parsed.value)
+      ? { run: (reference: string | null) => prepare(ctx, parsed.value, reference), callsProvider: callsProvider(parsed.value) }
+      : undefined,
   );
   // After the sale is written and outside its transaction: a processor that decides over the
   // network gets the card now (CONTRACT §11.2). A replay sends nothing again.
@@ -67,11 +69,11 @@ const needsPreparing = (sale: SaleRequest) => sale.postbackUrl !== null || sale.
  */
 const callsProvider = (sale: SaleRequest) => sale.paymentMethod === 'BOLETO' || (sale.paymentMethod === 'PIX' && sale.pix.expiresInSeconds !== null);
 
-async function prepare(ctx: AppContext, sale: SaleRequest): Promise<Preparation> {
+async function prepare(ctx: AppContext, sale: SaleRequest, reference: string | null): Promise<Preparation> {
   const url = sale.postbackUrl;
   const problem = url ? await notificationUrlProblem(url, ctx.config.webhookAllowPrivate) : null;
   if (problem) return { ok: false, refusal: refusalOf(problem) };
-  return prepareProvider(ctx.db, ctx, sale);
+  return prepareProvider(ctx.db, ctx, sale, reference);
 }
 
 const refusalOf = (problem: string) => {

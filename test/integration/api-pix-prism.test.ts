@@ -65,7 +65,7 @@ describe('the api-pix connector against Prism serving the official file', { skip
   });
 
   test('every operation the gateway uses: Prism finds nothing wrong with any request', async () => {
-    const txid = cobTxid('prismtest000');
+    const txid = cobTxid('prismtest000', null);
     // A CNPJ debtor: the file writes its CPF pattern as a regex literal ("/^\\d{11}$/") that no CPF
     // matches, and Prism reads it as written (our harness reads it without the slashes: API_PIX_ERRATA).
     const calls: [string, () => Promise<unknown>][] = [

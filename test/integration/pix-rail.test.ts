@@ -7,7 +7,8 @@ import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { createApiPixClient } from '../../src/providers/api-pix/client/api-pix-client.ts';
+import { ApiPixError, createApiPixClient } from '../../src/providers/api-pix/client/api-pix-client.ts';
+import type { CobGerada } from '../../src/providers/api-pix/client/api-pix-types.ts';
 import { settleRefund } from '../../src/transactions/refund-moves.ts';
 import type { Job } from '../../src/workers/job.ts';
 import { checkApiPixCallback, startValidatingProxy, type ValidatingProxy } from '../helpers/api-pix-spec.ts';
@@ -287,6 +288,139 @@ describe('the PIX rail: the api-pix connector against the embedded PSP', () => {
       await gw.ctx.rails.apiPix.client.close();
       gw.ctx.rails.apiPix.client = working;
     }
+  });
+
+  /** Every PUT /cob's txid, in order; `around` runs each call (the real one is `put`). */
+  async function watchingPutCob<T>(
+    around: (put: () => Promise<CobGerada>, n: number) => Promise<CobGerada>,
+    work: (txids: string[]) => Promise<T>,
+  ): Promise<T> {
+    const client = gw.ctx.rails.apiPix.client;
+    const putCob = client.putCob;
+    const txids: string[] = [];
+    client.putCob = (txid, body) => {
+      txids.push(txid);
+      return around(() => putCob.call(client, txid, body), txids.length);
+    };
+    try {
+      return await work(txids);
+    } finally {
+      client.putCob = putCob;
+    }
+  }
+  const cobsOf = async (cents: number) =>
+    (await gw.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM sandbox_psp_cobs WHERE original_cents = $1', [cents])).rows[0]!.n;
+  const salesOf = async (cents: number) =>
+    (await gw.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM transactions WHERE seller_id = $1 AND amount = $2', [seller.id, cents]))
+      .rows[0]!.n;
+  const keyed = (key: string) => ({ ...seller.headers, 'idempotency-key': key });
+  const lostAnswer = () => new ApiPixError({ kind: 'network', operation: 'PUT /cob/{txid}', reason: 'the answer was lost (test)' });
+
+  test('a charge whose answer was lost: the retry of its key and body gets that same charge at the PSP, not a second', async () => {
+    const body = pixExample({ amount: 12_301 });
+    await watchingPutCob(
+      async (put, n) => {
+        const cob = await put();
+        if (n === 1) throw lostAnswer(); // made at the PSP, its answer never reached us
+        return cob;
+      },
+      async (txids) => {
+        const first = await inject('POST', '/api/sales', keyed('lost-answer'), body);
+        assert.equal(first.statusCode, 502, first.body);
+        const retry = await inject('POST', '/api/sales', keyed('lost-answer'), body);
+        assert.equal(retry.statusCode, 201, retry.body);
+        assert.equal(txids.length, 2);
+        assert.equal(txids[1], txids[0], 'the retry asked for the same charge');
+        assert.equal(retry.json().sale.payment.pix.txid, txids[0]);
+        assert.equal(await cobsOf(12_301), 1, 'one charge at the PSP');
+        assert.equal(await salesOf(12_301), 1);
+      },
+    );
+  });
+
+  test('after a lost answer, another body under the key, or the same body once its reference is spent, is a charge of its own', async () => {
+    let lose = true;
+    await watchingPutCob(
+      async (put) => {
+        const cob = await put();
+        if (lose) throw lostAnswer();
+        return cob;
+      },
+      async (txids) => {
+        const fail = async (key: string, cents: number) => {
+          lose = true;
+          assert.equal((await inject('POST', '/api/sales', keyed(key), pixExample({ amount: cents }))).statusCode, 502);
+          lose = false;
+        };
+        await fail('changed', 12_302);
+        const changed = await inject('POST', '/api/sales', keyed('changed'), pixExample({ amount: 12_304 }));
+        assert.equal(changed.statusCode, 201, changed.body);
+        await fail('spent', 12_305);
+        await gw.ctx.db.query(
+          `UPDATE idempotency_claims SET claimed_until = clock_timestamp() - interval '31 seconds' WHERE seller_id = $1 AND key = 'spent'`,
+          [seller.id],
+        );
+        const late = await inject('POST', '/api/sales', keyed('spent'), pixExample({ amount: 12_305 }));
+        assert.equal(late.statusCode, 201, late.body);
+        assert.equal(txids.length, 4);
+        assert.equal(new Set(txids).size, 4, 'each its own charge');
+        assert.equal(await cobsOf(12_305), 2, "the spent reference's charge is left to expire unseen");
+        // A retry that finds its charge no longer payable sells nothing.
+        await fail('removed', 12_306);
+        await gw.ctx.rails.apiPix.client.patchCob(txids[4]!, { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' });
+        const removed = await inject('POST', '/api/sales', keyed('removed'), pixExample({ amount: 12_306 }));
+        assert.equal(removed.statusCode, 502, removed.body);
+        assert.match(removed.json().message, /REMOVIDA_PELO_USUARIO_RECEBEDOR/);
+        assert.equal(txids[5], txids[4]);
+        assert.equal(await salesOf(12_306), 0);
+      },
+    );
+  });
+
+  test('a claim that lapses under a live holder (renewals cut by a stall): the request taking it over gets the same charge, the holder its answer', async () => {
+    const body = pixExample({ amount: 12_303 });
+    let reached!: () => void;
+    const atPsp = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await watchingPutCob(
+      async (put, n) => {
+        const cob = await put();
+        if (n === 1) {
+          reached();
+          await released; // the holder, alive, stalls between its charge and its write
+        }
+        return cob;
+      },
+      async (txids) => {
+        const holder = inject('POST', '/api/sales', keyed('lapsed-live'), body);
+        await atPsp;
+        // Its lease lapses as if its renewals could not reach the database; a renewal that lands
+        // between the lapse and the taker's claim makes the taker a 409 (nothing called): lapse again.
+        let taker = null;
+        for (let i = 0; i < 5; i++) {
+          await gw.ctx.db.query(
+            `UPDATE idempotency_claims SET claimed_until = clock_timestamp() - interval '1 millisecond' WHERE seller_id = $1 AND key = 'lapsed-live'`,
+            [seller.id],
+          );
+          taker = await inject('POST', '/api/sales', keyed('lapsed-live'), body);
+          if (taker.statusCode !== 409) break;
+        }
+        assert.equal(taker?.statusCode, 201, taker?.body);
+        release();
+        const first = await holder;
+        assert.equal(first.statusCode, 201, first.body);
+        assert.equal(first.headers['idempotent-replayed'], 'true', "the holder's write found the key answered");
+        assert.equal(first.body, taker?.body);
+        assert.deepEqual(txids, [txids[0], txids[0]], 'both asked for one charge');
+        assert.equal(await cobsOf(12_303), 1, 'one charge at the PSP');
+        assert.equal(await salesOf(12_303), 1, 'one sale');
+      },
+    );
   });
 
   test('a MED devolução while a refund is PENDING waits, recorded, and is applied once the refund settles', async () => {

@@ -44,7 +44,7 @@ describe('claims, charges and balance reads in groups', () => {
     const db = countingDb(gw.ctx.db, statements);
     // One goes at once (one statement out); the other five wait and go together.
     const names = ['a', 'b', 'c', 'answered', 'held', 'd'];
-    const claims: Claim[] = await Promise.all(names.map((name) => claimKey(db, ids(key(name)), new Date())));
+    const claims: Claim[] = await Promise.all(names.map((name) => claimKey(db, ids(key(name)), 'h', new Date())));
     assert.deepEqual(
       claims.map((c) => c.kind),
       ['claimed', 'claimed', 'claimed', 'answered', 'held', 'claimed'],
@@ -63,8 +63,15 @@ describe('claims, charges and balance reads in groups', () => {
       const c = claims[i]!;
       if (c.kind === 'claimed') assert.equal(tokens.get(name), c.token, `${name}: its own token`);
     }
+    const references = claims.flatMap((c) => (c.kind === 'claimed' ? [c.reference] : []));
+    assert.equal(new Set(references).size, 4, 'each claim its own reference');
+    for (const r of references) assert.match(r, /^[A-Za-z0-9]{20}$/);
     for (const c of claims) if (c.kind === 'claimed') await c.release();
-    const left = await gw.ctx.db.query('SELECT 1 FROM idempotency_claims WHERE seller_id = $1 AND key LIKE $2', [seller.id, `${prefix}-%`]);
+    // A released claim lapses (its reference kept for a retry): only the other request's still lives.
+    const left = await gw.ctx.db.query(
+      'SELECT 1 FROM idempotency_claims WHERE seller_id = $1 AND key LIKE $2 AND claimed_until > clock_timestamp()',
+      [seller.id, `${prefix}-%`],
+    );
     assert.equal(left.rows.length, 1, 'released: only the other request’s claim is left');
   });
 
@@ -86,9 +93,9 @@ describe('claims, charges and balance reads in groups', () => {
       const gate: (() => void)[] = [];
       const held: string[] = [];
       const db = heldAnswers(gw.ctx.db, held, gate);
-      const first = [claimKey(db, ids(`${prefix}-x`), new Date())];
+      const first = [claimKey(db, ids(`${prefix}-x`), 'h', new Date())];
       for (let i = 0; i < 300 && gate.length < 1; i++) await new Promise((r) => setTimeout(r, 10));
-      const group = Promise.all([claimKey(db, ids(`${prefix}-a`), new Date()), claimKey(db, ids(`${prefix}-b`), new Date())]);
+      const group = Promise.all([claimKey(db, ids(`${prefix}-a`), 'h', new Date()), claimKey(db, ids(`${prefix}-b`), 'h', new Date())]);
       for (const open of gate.splice(0)) open();
       // (Their renewals would go through the held database: stopped; the rows are deleted at the end.)
       for (const c of await Promise.all(first)) if (c.kind === 'claimed') c.stop();

@@ -48,13 +48,17 @@ export function apiPixConnector(
  * A sale with an expiry is an immediate charge at the PSP (its BR Code, the PSP's pixCopiaECola,
  * carries the PSP's location); without one, a static BR Code with our key and the sale's txid.
  */
-async function charge(client: ApiPixClient, s: ApiPixSettings, { amountCents, expiresInSeconds, debtor }: PixChargeInput): Promise<Charged> {
+async function charge(
+  client: ApiPixClient,
+  s: ApiPixSettings,
+  { amountCents, expiresInSeconds, debtor, reference }: PixChargeInput,
+): Promise<Charged> {
   if (expiresInSeconds === null) {
     const txid = staticTxid(s.installationId);
     const brCode = buildBrCode({ key: s.receiverKey, amountCents, txid, merchantName: s.merchantName, merchantCity: s.merchantCity });
     return { ok: true, charge: { txid, brCode, charge: 'STATIC' } };
   }
-  const txid = cobTxid(s.installationId);
+  const txid = cobTxid(s.installationId, reference);
   const devedor =
     debtor && (debtor.document.length === 11 ? { cpf: debtor.document, nome: debtor.name } : { cnpj: debtor.document, nome: debtor.name });
   try {
@@ -65,6 +69,8 @@ async function charge(client: ApiPixClient, s: ApiPixSettings, { amountCents, ex
       chave: s.receiverKey,
     });
     if (!cob.pixCopiaECola) return { ok: false, reason: 'The PIX provider created the charge without a BR Code' };
+    // Only a retry's charge can exist already, and only a payable one may be sold.
+    if (cob.status !== 'ATIVA') return { ok: false, reason: `The PIX provider holds this charge as ${cob.status}` };
     return { ok: true, charge: { txid, brCode: cob.pixCopiaECola, charge: 'ACTIVE' } };
   } catch (error) {
     if (error instanceof ApiPixError) return { ok: false, reason: `The PIX provider did not create the charge (${error.kind})` };

@@ -6,8 +6,11 @@ import { newTxid } from '../../domain/pix-brcode.ts';
 
 const installation_id_length = 12;
 
-/** A charge's txid: the installation id and 20 random [A-Za-z0-9] (the API Pix wants 26–35). */
-export const cobTxid = (installationId: string) => `${installationId}${newTxid(20)}`;
+/**
+ * A charge's txid: the installation id and 20 [A-Za-z0-9] (the API Pix wants 26–35), the sale's
+ * reference when it has one: a PUT of the same charge under the same txid answers the charge made.
+ */
+export const cobTxid = (installationId: string, reference: string | null) => `${installationId}${reference ?? newTxid(20)}`;
 
 /** A static BR Code's txid: 25 characters, the field's limit (the installation id and 13 random). */
 export const staticTxid = (installationId: string) => `${installationId}${newTxid(25 - installation_id_length)}`;
