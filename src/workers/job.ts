@@ -12,7 +12,11 @@ export interface Job {
   idle_interval_ms: number;
   /** A LISTEN channel whose notifications cut the idle wait short (work committed elsewhere). */
   wake_channel?: string;
-  /** `wake` makes the runner call run() again at once (e.g. when work finishing in the background frees capacity). */
-  run(ctx: AppContext, wake?: () => void, log?: JobLog): Promise<number>;
+  /**
+   * `wake` makes the runner call run() again at once (e.g. when work finishing in the background frees
+   * capacity). `stopping` aborts when the process stops: a round that goes item by item ends before
+   * its next item (`stopping.throwIfAborted()`), and what it did not reach waits for the next process.
+   */
+  run(ctx: AppContext, wake?: () => void, log?: JobLog, stopping?: AbortSignal): Promise<number>;
   close?(): Promise<void>;
 }

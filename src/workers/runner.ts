@@ -12,6 +12,8 @@ const error_backoff_ms = 1_000;
  */
 export class WorkerRunner {
   private stopping = false;
+  // Told to the jobs: a round under way ends at its next item instead of running to its end.
+  private readonly stop_signal = new AbortController();
   private stopped: Promise<void> | null = null;
   private readonly loops: Promise<void>[] = [];
   private readonly wakers = new Map<string, () => void>();
@@ -48,6 +50,7 @@ export class WorkerRunner {
   stop(): Promise<void> {
     this.stopped ??= (async () => {
       this.stopping = true;
+      this.stop_signal.abort(new DOMException('the process is stopping', 'AbortError'));
       for (const wake of this.wakers.values()) wake();
       await Promise.all(this.loops);
       for (const unlisten of this.unlisteners) await unlisten();
@@ -62,9 +65,10 @@ export class WorkerRunner {
     while (!this.stopping) {
       let pause = job.idle_interval_ms;
       try {
-        if ((await job.run(this.ctx, wake, this.log)) > 0) pause = 0;
+        if ((await job.run(this.ctx, wake, this.log, this.stop_signal.signal)) > 0) pause = 0;
         unavailable = false;
       } catch (err) {
+        if (err === this.stop_signal.signal.reason) break;
         // An outage is logged once, not once a second per job.
         if (!(err instanceof DatabaseUnavailableError)) this.log.error({ err, job: job.name }, 'worker job failed');
         else if (!unavailable) this.log.warn({ job: job.name }, 'worker job paused: database unavailable');

@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Connector } from '../../src/providers/ports.ts';
 import { createRefundDispatchJob } from '../../src/refunds/dispatch-refund.ts';
 import { settleRefund } from '../../src/transactions/refund-moves.ts';
+import { WorkerRunner } from '../../src/workers/runner.ts';
 import { cardExample, pixExample } from '../helpers/fixtures.ts';
 import { adminHeaders, type Gateway, type SellerKeys, startGateway } from '../helpers/gateway.ts';
 
@@ -275,5 +276,53 @@ describe('refunds (CONTRACT §5a)', () => {
     } finally {
       setRefunds(null);
     }
+  });
+
+  test('a process stopping mid-round: the refund job ends before its next refund, the rest wait PENDING, nothing logged', async () => {
+    const who = await gw.createSeller();
+    const ids: number[] = [];
+    let calls = 0;
+    let called!: () => void;
+    const first = new Promise<void>((resolve) => {
+      called = resolve;
+    });
+    const logged: string[] = [];
+    const log = Object.assign(Object.create(gw.app.log), {
+      error: (_o: object, msg: string) => logged.push(`error: ${msg}`),
+      warn: (_o: object, msg: string) => logged.push(`warn: ${msg}`),
+    });
+    try {
+      setRefunds(async () => {
+        throw new Error('the provider answered 503');
+      });
+      for (let i = 0; i < 5; i++) {
+        const res = await inject('POST', `/api/transactions/${await paidSale('CREDIT_CARD', who)}/refund`, who.headers, {});
+        assert.equal(res.json().status, 'PENDING', res.body);
+        ids.push(res.json().id as number);
+      }
+      // A provider in an outage: each refund waits out its 600 ms timeout, then fails.
+      setRefunds(async () => {
+        calls++;
+        called();
+        await new Promise((r) => setTimeout(r, 600));
+        throw new Error('no answer within 600 ms');
+      });
+      now += 11_000;
+      const runner = new WorkerRunner(gw.ctx, [createRefundDispatchJob()], log);
+      await runner.start();
+      await first;
+      const asked = Date.now();
+      await runner.stop();
+      const tookMs = Date.now() - asked;
+      // Before, the round ran its whole batch to the end (every PENDING refund here, each 600 ms).
+      assert.equal(calls, 1, 'no refund after the one under way');
+      assert.ok(tookMs < 2_000, `stopped in ${tookMs} ms`);
+      assert.deepEqual(logged, [], 'a round cut short by the stop is no failure');
+      const left = await gw.ctx.db.query<{ n: number }>("SELECT count(*)::int AS n FROM refunds WHERE id = ANY($1) AND status = 'PENDING'", [ids]);
+      assert.equal(left.rows[0]!.n, 5, 'all still PENDING, sent by the next process');
+    } finally {
+      setRefunds(null);
+    }
+    await verify();
   });
 });

@@ -22,7 +22,7 @@ export function createAdyenFollowupJob(adyen: AdyenConnector): Job {
   return {
     name: 'adyen-followups',
     idle_interval_ms: 5_000,
-    async run(ctx) {
+    async run(ctx, _wake, _log, stopping) {
       const now = ctx.clock.now().getTime();
       if (now - failedAt < retry_after_failure_ms) return 0;
       const failures: string[] = [];
@@ -31,6 +31,7 @@ export function createAdyenFollowupJob(adyen: AdyenConnector): Job {
       let done = await sweepStale(ctx, new Date(now - 4 * adyen.connection.timeoutMs - 30_000));
       const captures = adyen.connection.capture === 'manual' ? await capturesDue(ctx, new Date(now - capture_grace_ms)) : [];
       for (const sale of captures) {
+        stopping?.throwIfAborted();
         await operation(
           adyen,
           'capture',

@@ -33,14 +33,16 @@ export function createPixReconcileJob(connector: ApiPixConnector, s: ReconcileSe
   return {
     name: 'pix-reconcile',
     idle_interval_ms: intervalMs,
-    async run(ctx, _wake, log) {
+    async run(ctx, _wake, log, stopping) {
       if (Date.now() - failedAt < intervalMs) return 0;
       // Each step and each item on its own: one the PSP keeps refusing holds back nothing else.
       const failures: string[] = [];
-      const step = (name: string, work: () => Promise<unknown>) =>
-        work().catch((error: unknown) => {
+      const step = async (name: string, work: () => Promise<unknown>) => {
+        stopping?.throwIfAborted();
+        await work().catch((error: unknown) => {
           failures.push(`${name}: ${error instanceof Error ? error.message : String(error)}`);
         });
+      };
       const url = s.webhookUrl();
       if (url !== null && registered !== url) {
         await step('webhook registration', async () => {
@@ -48,9 +50,10 @@ export function createPixReconcileJob(connector: ApiPixConnector, s: ReconcileSe
           registered = url;
         });
       }
-      await step('received Pix', () => reconcileReceived(ctx, connector, s.installationId, intervalMs, log));
-      await eachDue(failures, 'refund', dueRefunds(ctx, intervalMs), (r) => pollRefund(ctx, connector, s.installationId, r));
-      await eachDue(failures, 'cancelled charge', dueCharges(ctx), (r) => removeCharge(ctx, connector, r));
+      await step('received Pix', () => reconcileReceived(ctx, connector, s.installationId, intervalMs, log, stopping));
+      stopping?.throwIfAborted();
+      await eachDue(failures, 'refund', dueRefunds(ctx, intervalMs), (r) => pollRefund(ctx, connector, s.installationId, r), stopping);
+      await eachDue(failures, 'cancelled charge', dueCharges(ctx), (r) => removeCharge(ctx, connector, r), stopping);
       if (failures.length > 0) {
         failedAt = Date.now();
         throw new Error(`PIX reconciliation, retried in ${s.reconcileSeconds} s: ${failures.join('; ')}`);
@@ -61,7 +64,7 @@ export function createPixReconcileJob(connector: ApiPixConnector, s: ReconcileSe
   };
 }
 
-async function eachDue<T>(failures: string[], what: string, due: Promise<T[]>, work: (item: T) => Promise<void>) {
+async function eachDue<T>(failures: string[], what: string, due: Promise<T[]>, work: (item: T) => Promise<void>, stopping?: AbortSignal) {
   let items: T[];
   try {
     items = await due;
@@ -70,6 +73,7 @@ async function eachDue<T>(failures: string[], what: string, due: Promise<T[]>, w
     return;
   }
   for (const item of items) {
+    stopping?.throwIfAborted();
     await work(item).catch((error: unknown) => {
       failures.push(`${what} ${JSON.stringify(item)}: ${error instanceof Error ? error.message : String(error)}`);
     });
@@ -83,12 +87,15 @@ export async function reconcileReceived(
   installationId: string,
   overlapMs: number,
   log?: JobLog,
+  stopping?: AbortSignal,
 ): Promise<number> {
   const fim = ctx.clock.now();
   const state = maybeOne(await run<{ reconciled_until: Date }>(ctx.db, sql`SELECT reconciled_until FROM pix_rail_state`));
   const inicio = new Date((state?.reconciled_until.getTime() ?? fim.getTime() - first_window_ms) - overlapMs);
   let count = 0;
   for await (const pix of connector.client.allPix({ inicio, fim })) {
+    // Cut short, the window is not recorded as reconciled: the next round lists it again (each fact applies once).
+    stopping?.throwIfAborted();
     for (const fact of factsOfPix(pix, installationId)) {
       const applied = await applyProviderFact(ctx, fact);
       if (applied.state === 'needs_operator')

@@ -47,9 +47,10 @@ export function createBoletoJob(connector: EfiBoletoConnector, s: { reconcileSec
   return {
     name: 'efi-boletos',
     idle_interval_ms: 1000,
-    async run(ctx, _wake, log?: JobLog) {
+    async run(ctx, _wake, log?: JobLog, stopping?: AbortSignal) {
       let handled = 0;
       for (const sale of await toCancel(ctx)) {
+        stopping?.throwIfAborted();
         const outcome = await connector
           .cancel({ kind: 'charge', saleId: Number(sale.id), externalId: sale.external_transaction_id })
           .catch((error: unknown) => {
@@ -63,6 +64,7 @@ export function createBoletoJob(connector: EfiBoletoConnector, s: { reconcileSec
         handled++;
       }
       for (const sale of await claimDue(ctx, ctx.clock.now(), intervalMs)) {
+        stopping?.throwIfAborted();
         if (sale.status !== 'PENDENTE') continue;
         try {
           for (const fact of await connector.boletoFacts(sale.external_transaction_id)) await applyProviderFact(ctx, fact);

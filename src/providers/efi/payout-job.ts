@@ -73,7 +73,7 @@ export function createPayoutJob(connector: EfiPayoutConnector, s: PayoutJobSetti
   return {
     name: 'efi-payouts',
     idle_interval_ms: 250,
-    async run(ctx, _wake, log) {
+    async run(ctx, _wake, log, stopping) {
       const url = s.webhookUrl();
       if (url !== null && registered !== url && Date.now() - registrationFailedAt > intervalMs) {
         try {
@@ -87,7 +87,8 @@ export function createPayoutJob(connector: EfiPayoutConnector, s: PayoutJobSetti
       const rows = await claimDue(ctx, ctx.clock.now(), intervalMs);
       const queue = [...rows];
       const worker = async () => {
-        for (let row = queue.shift(); row; row = queue.shift()) {
+        // Stopping, the rows not reached wait for their next check (claimed until then).
+        for (let row = queue.shift(); row && !stopping?.aborted; row = queue.shift()) {
           await handle(ctx, connector, row, intervalMs, log).catch((error: unknown) =>
             log?.warn({ err: error, cashoutId: row!.id }, 'Efí payout: asked again next round'),
           );

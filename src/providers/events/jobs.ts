@@ -22,10 +22,11 @@ export const heldFactsJob: Job = {
   name: 'provider-events-held',
   idle_interval_ms: 60_000,
   wake_channel: held_facts_channel,
-  async run(ctx, _wake, log = silent) {
+  async run(ctx, _wake, log = silent, stopping) {
     const at = ctx.clock.now();
     let moved = 0;
     for (const sale of await salesWithHeld(ctx.db, batch_size)) {
+      stopping?.throwIfAborted();
       if (sale.moved) moved++;
       const events = await ctx.db.tx((q) => applyHeld(q, sale.saleId, at));
       for (const event of events) await sendFollowup(ctx, event.id).catch(() => {});
@@ -47,12 +48,13 @@ export function createFollowupJob(pollAfterMs: number): Job {
   return {
     name: 'provider-followups',
     idle_interval_ms: 5_000,
-    async run(ctx, _wake, log = silent) {
+    async run(ctx, _wake, log = silent, stopping) {
       const now = ctx.clock.now();
       if (now.getTime() - failedAt < retry_after_failure_ms) return 0;
       const due = await followupsDue(ctx.db, now, followup_grace_ms, pollAfterMs, batch_size);
       let failures = 0;
       for (const event of due) {
+        stopping?.throwIfAborted();
         await sendFollowup(ctx, event.id).catch((err: unknown) => {
           failures++;
           log.warn({ err, providerEvent: event.id, followup: event.followup }, 'provider followup not sent; will retry');
