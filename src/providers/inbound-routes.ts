@@ -45,14 +45,14 @@ function inboundRoute(app: Router, ctx: AppContext, endpoint: InboundEndpoint): 
         body: request.body,
         log: request.log,
       });
-      if (!read.ok) throw refusalError(read.refusal);
-      for (const fact of read.value) {
+      for (const fact of read.ok ? read.value : 'confirmed' in read ? read.confirmed : []) {
         const applied = await applyProviderFact(ctx, fact);
         const said = { provider: fact.provider, identity: fact.identity, kind: fact.fact.kind, state: applied.state, reason: applied.reason };
         if (applied.state === 'needs_operator') request.log.error(said, 'provider event needs the operator');
         else if (applied.state === 'held') request.log.warn(said, 'provider event held until its sale can move');
         else request.log.info(said, 'provider event');
       }
+      if (!read.ok) throw refusalError(read.refusal);
       const { contentType, body } = endpoint.answer(request.body);
       return reply.type(contentType).send(body);
     },

@@ -7,7 +7,7 @@ import type { TSchema } from 'typebox';
 import type { CardBrand } from '../domain/card.ts';
 import type { PixKeyType } from '../domain/pix-keys.ts';
 import type { ProviderFact, ProviderName } from '../domain/provider-facts.ts';
-import type { Refusal, Result } from '../domain/result.ts';
+import type { Refusal, Refused, Result } from '../domain/result.ts';
 import type { ShippingInput } from '../domain/sale-request.ts';
 import type { PaymentMethod, TransactionEvent } from '../domain/transaction-states.ts';
 
@@ -158,7 +158,8 @@ export interface InboundEndpoint {
   /** The provider posts a form (application/x-www-form-urlencoded), not JSON. */
   form?: boolean;
   authenticate(request: Pick<InboundRequest, 'params' | 'headers'>): { refusal: Refusal; headers?: Record<string, string> } | null;
-  read(request: InboundRequest): Promise<Result<ProviderFact[]>>;
+  /** The facts; or a refusal, with the facts `confirmed` before it (applied all the same: the provider calls again for the rest). */
+  read(request: InboundRequest): Promise<Result<ProviderFact[]> | (Refused & { confirmed: ProviderFact[] })>;
   /** What the provider is answered once every fact of `body` is stored. */
   answer(body: unknown): { contentType: string; body: unknown };
 }

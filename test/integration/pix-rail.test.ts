@@ -268,6 +268,54 @@ describe('the PIX rail: the api-pix connector against the embedded PSP', () => {
     assert.equal((await read(id)).status, 'PENDENTE');
   });
 
+  test('a callback confirms its Pix several at once: one the PSP cannot confirm is a 502, and those confirmed are applied', async () => {
+    const paid: { id: number; endToEndId: string }[] = [];
+    psp().setCallbacks('drop');
+    try {
+      for (let i = 0; i < 3; i++) {
+        const { id, txid } = await sale(2600 + i);
+        paid.push({ id, endToEndId: (await pay(txid)).json().endToEndId as string });
+      }
+    } finally {
+      psp().setCallbacks('deliver');
+    }
+    const client = gw.ctx.rails.apiPix.client;
+    const getPix = client.getPix;
+    let inFlight = 0;
+    let most = 0;
+    let failing: string | null = paid[2]!.endToEndId;
+    client.getPix = async (e2e) => {
+      most = Math.max(most, ++inFlight);
+      try {
+        await new Promise((r) => setTimeout(r, 50));
+        if (e2e === failing) throw new ApiPixError({ kind: 'network', operation: 'GET /pix/{e2eid}', reason: 'no answer (test)' });
+        return await getPix.call(client, e2e);
+      } finally {
+        inFlight--;
+      }
+    };
+    const callback = () =>
+      inject('POST', `/providers/pix/${gw.config.pixRail.webhookSecret}/pix`, {}, { pix: paid.map((p) => ({ endToEndId: p.endToEndId })) });
+    try {
+      const first = await callback();
+      assert.equal(first.statusCode, 502, first.body);
+      assert.equal(first.json().errorType, 'PROVIDER_ERROR');
+      assert.equal(most, 3, 'the three asked at once');
+      assert.deepEqual(
+        await Promise.all(paid.map(async (p) => (await read(p.id)).status)),
+        ['PAGO', 'PAGO', 'PENDENTE'],
+        'the confirmed Pix applied; the other waits for the call again',
+      );
+      failing = null;
+      const again = await callback();
+      assert.equal(again.statusCode, 200, again.body);
+      assert.equal((await read(paid[2]!.id)).status, 'PAGO');
+    } finally {
+      client.getPix = getPix;
+    }
+    await verify();
+  });
+
   test('a PSP that cannot be reached: the sale answers 502 PROVIDER_ERROR and nothing is written', async () => {
     const working = gw.ctx.rails.apiPix.client;
     gw.ctx.rails.apiPix.client = createApiPixClient({

@@ -4,11 +4,12 @@
  * `gnExtras.idEnvio`, `tipo: "SOLICITACAO"`). Only the ids are read from it: a received Pix is
  * confirmed with GET /pix/{e2eid}, a sent one by reading it by idEnvio, and what the PSP's own API
  * says becomes the facts. A PSP that cannot be asked gets a 502 and calls again (reconciliation
- * covers a PSP that does not).
+ * covers a PSP that does not); the facts confirmed before are applied all the same. Up to 1,000
+ * items are confirmed a few at a time and within a deadline, so a slow PSP holds no request for long.
  */
 import { Type } from 'typebox';
 import type { ProviderFact } from '../../domain/provider-facts.ts';
-import { ok, type Result, refuse } from '../../domain/result.ts';
+import { ok, type Refused, refuse } from '../../domain/result.ts';
 import { sameSecret } from '../../domain/secrets.ts';
 import { cashoutOfIdEnvio, type EfiPayoutConnector } from '../efi/connector.ts';
 import type { InboundEndpoint, InboundRequest } from '../ports.ts';
@@ -35,47 +36,68 @@ const receivedIds = (body: unknown) => [
 ];
 const sentIds = (body: unknown) => [...new Set(itemsOf(body).flatMap((i) => (i.gnExtras?.idEnvio ? [i.gnExtras.idEnvio] : [])))];
 
-const unconfirmed = () => refuse('PROVIDER_ERROR', 'The PSP could not confirm the Pix; call again');
+type Confirmed = { ok: true; value: ProviderFact[] } | (Refused & { confirmed: ProviderFact[] });
 
-async function receivedFacts(
-  connector: ApiPixConnector,
-  installationId: string,
-  ids: string[],
-  log: InboundRequest['log'],
-): Promise<Result<ProviderFact[]>> {
-  const facts: ProviderFact[] = [];
-  for (const id of ids) {
-    let pix: Awaited<ReturnType<ApiPixConnector['client']['getPix']>> | null;
-    try {
-      pix = await connector.client.getPix(id);
-    } catch (error) {
-      if (!(error instanceof ApiPixError && error.status === 404)) {
-        log.warn({ err: error, endToEndId: id }, 'PIX callback: the PSP could not confirm this Pix');
-        return unconfirmed();
+/** How a callback's items are confirmed: this many at once, none started after `withinMs` (each call has its own timeout). */
+export interface Confirming {
+  parallel: number;
+  withinMs: number;
+}
+const confirming_defaults: Confirming = { parallel: 8, withinMs: 20_000 };
+
+/**
+ * Each id's facts, asked of the provider by `confirm` (null: it failed, and said why in the log).
+ * The facts keep the items' order. After a failure or past the deadline nothing more is asked: a
+ * refusal, with the facts confirmed until then.
+ */
+async function confirmEach(ids: string[], how: Confirming, confirm: (id: string) => Promise<ProviderFact[] | null>): Promise<Confirmed> {
+  const deadline = performance.now() + how.withinMs;
+  const found: ProviderFact[][] = [];
+  let next = 0;
+  let stopped = false;
+  const worker = async () => {
+    while (next < ids.length && !stopped) {
+      if (performance.now() > deadline) {
+        stopped = true;
+        break;
       }
-      pix = null;
+      const n = next++;
+      const facts = await confirm(ids[n]!);
+      if (facts === null) stopped = true;
+      else found[n] = facts;
     }
-    // A Pix the PSP does not know is not a payment, whatever the body said.
-    if (pix !== null && pix.endToEndId === id) facts.push(...factsOfPix(pix, installationId));
-  }
-  return ok(facts);
+  };
+  await Promise.all(Array.from({ length: Math.min(how.parallel, ids.length) }, worker));
+  const confirmed = found.flatMap((facts) => facts ?? []);
+  return stopped ? { ...refuse('PROVIDER_ERROR', 'The PSP could not confirm the Pix; call again'), confirmed } : ok(confirmed);
 }
 
-async function sentFacts(payouts: EfiPayoutConnector | null, ids: string[], log: InboundRequest['log']): Promise<Result<ProviderFact[]>> {
-  const facts: ProviderFact[] = [];
-  for (const idEnvio of ids) {
-    // Another installation's payout, or one nobody here sent: nothing of ours to learn.
-    const cashoutId = payouts && cashoutOfIdEnvio(payouts, idEnvio);
-    if (!payouts || cashoutId === null) continue;
+function receivedFacts(connector: ApiPixConnector, installationId: string, ids: string[], how: Confirming, log: InboundRequest['log']) {
+  return confirmEach(ids, how, async (id) => {
+    try {
+      const pix = await connector.client.getPix(id);
+      // A Pix the PSP does not know is not a payment, whatever the body said.
+      return pix.endToEndId === id ? factsOfPix(pix, installationId) : [];
+    } catch (error) {
+      if (error instanceof ApiPixError && error.status === 404) return [];
+      log.warn({ err: error, endToEndId: id }, 'PIX callback: the PSP could not confirm this Pix');
+      return null;
+    }
+  });
+}
+
+function sentFacts(payouts: EfiPayoutConnector | null, ids: string[], how: Confirming, log: InboundRequest['log']) {
+  // Another installation's payout, or one nobody here sent: nothing of ours to learn.
+  const ours = payouts ? ids.flatMap((idEnvio) => (cashoutOfIdEnvio(payouts, idEnvio) === null ? [] : [idEnvio])) : [];
+  return confirmEach(ours, how, async (idEnvio) => {
     try {
       // Null: Efí has no such sent Pix, whatever the body said.
-      facts.push(...((await payouts.payoutFacts!(cashoutId)) ?? []));
+      return (await payouts!.payoutFacts!(cashoutOfIdEnvio(payouts!, idEnvio)!)) ?? [];
     } catch (error) {
       log.warn({ err: error, idEnvio }, 'PIX callback: Efí could not confirm this sent Pix');
-      return unconfirmed();
+      return null;
     }
-  }
-  return ok(facts);
+  });
 }
 
 export function pixCallback(
@@ -83,6 +105,7 @@ export function pixCallback(
   webhookSecret: string,
   installationId: string,
   payouts: EfiPayoutConnector | null,
+  how: Confirming = confirming_defaults,
 ): InboundEndpoint {
   return {
     provider: 'api-pix',
@@ -91,10 +114,10 @@ export function pixCallback(
     // Without the secret the endpoint does not exist, whatever the body.
     authenticate: ({ params }) => (sameSecret(params.secret ?? '', webhookSecret) ? null : { refusal: { code: 'NOT_FOUND', message: 'Not found' } }),
     async read({ body, log }) {
-      const received = await receivedFacts(connector, installationId, receivedIds(body), log);
+      const received = await receivedFacts(connector, installationId, receivedIds(body), how, log);
       if (!received.ok) return received;
-      const sent = await sentFacts(payouts, sentIds(body), log);
-      if (!sent.ok) return sent;
+      const sent = await sentFacts(payouts, sentIds(body), how, log);
+      if (!sent.ok) return { ...sent, confirmed: [...received.value, ...sent.confirmed] };
       return ok([...received.value, ...sent.value]);
     },
     answer: (body) => ({ contentType: 'application/json; charset=utf-8', body: { received: receivedIds(body).length + sentIds(body).length } }),

@@ -1,0 +1,38 @@
+// The PSP's callback (src/providers/api-pix/callback.ts) asks the PSP for its items a few at a time
+// and within a deadline: a PSP that answers each GET slowly holds no request for long.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { pixCallback } from '../../src/providers/api-pix/callback.ts';
+import type { ApiPixConnector } from '../../src/providers/api-pix/connector.ts';
+
+const silent = { warn() {}, error() {}, info() {} } as never;
+const e2e = (n: number) => `E${String(n).padStart(31, '0')}`;
+
+test('past its deadline a callback asks nothing more: a 502 with what was confirmed, the rest left to the call again', async () => {
+  const asked: string[] = [];
+  // A PSP that takes 400 ms per Pix and knows none of them (a Pix it does not know is no fact).
+  const connector = {
+    client: {
+      getPix: async (id: string) => {
+        asked.push(id);
+        await new Promise((r) => setTimeout(r, 400));
+        return { endToEndId: `${id}x` };
+      },
+    },
+  } as unknown as ApiPixConnector;
+  const endpoint = pixCallback(connector, 'secret', 'inst00000000', null, { parallel: 2, withinMs: 700 });
+  const ids = Array.from({ length: 10 }, (_, n) => e2e(n));
+  const read = await endpoint.read({ params: {}, headers: {}, body: { pix: ids.map((endToEndId) => ({ endToEndId })) }, log: silent });
+  // Two at 0 ms, two more at 400 ms; at 800 ms the deadline has passed. Before: all 10, one by one (4 s).
+  assert.deepEqual(asked, ids.slice(0, 4));
+  assert.equal(read.ok, false);
+  assert.ok(!read.ok && 'confirmed' in read);
+  assert.deepEqual(!read.ok && 'confirmed' in read ? read.confirmed : null, []);
+  assert.equal(!read.ok && read.refusal.code, 'PROVIDER_ERROR');
+
+  asked.length = 0;
+  const within = pixCallback(connector, 'secret', 'inst00000000', null, { parallel: 8, withinMs: 5_000 });
+  const all = await within.read({ params: {}, headers: {}, body: { pix: ids.map((endToEndId) => ({ endToEndId })) }, log: silent });
+  assert.deepEqual(all, { ok: true, value: [] });
+  assert.deepEqual([...asked].sort(), ids, 'each asked once');
+});
