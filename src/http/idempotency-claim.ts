@@ -18,7 +18,7 @@ import { randomAlphanumeric, randomBytes } from '../domain/random.ts';
 export const claim_lease_ms = 3_000;
 // Renewed well before it lapses: two renewals may fail before another request can take the key over.
 const renew_every_ms = 1_000;
-// How long after its lapse a claim's reference still serves a retry of the same body: well inside
+// How long after it is drawn a claim's reference still serves a retry of the same body: well inside
 // the shortest PIX charge's life (60 s), so the charge it finds is still payable.
 export const reference_kept_ms = 30_000;
 const reference_length = 20;
@@ -114,7 +114,9 @@ function holding(db: Db, mine: Sql, token: string, reference: string): Extract<C
     // Skipped while the statement storing the answer holds it: nobody can take it over then.
     run(
       db,
-      sql`UPDATE idempotency_claims SET claimed_until = ${lease} WHERE ${mine} AND ctid = (SELECT ctid FROM idempotency_claims WHERE ${mine} FOR UPDATE SKIP LOCKED)`,
+      // A live lease only: a renewal that reaches the database after the release must not revive it.
+      sql`UPDATE idempotency_claims SET claimed_until = ${lease} WHERE ${mine} AND claimed_until > clock_timestamp()
+        AND ctid = (SELECT ctid FROM idempotency_claims WHERE ${mine} FOR UPDATE SKIP LOCKED)`,
     ).catch(() => {});
   }, renew_every_ms);
   timer.unref();

@@ -405,7 +405,7 @@ describe('the PIX rail: the api-pix connector against the embedded PSP', () => {
         assert.equal(changed.statusCode, 201, changed.body);
         await fail('spent', 12_305);
         await gw.ctx.db.query(
-          `UPDATE idempotency_claims SET claimed_until = clock_timestamp() - interval '31 seconds' WHERE seller_id = $1 AND key = 'spent'`,
+          `UPDATE idempotency_claims SET reference_at = reference_at - interval '31 seconds' WHERE seller_id = $1 AND key = 'spent'`,
           [seller.id],
         );
         const late = await inject('POST', '/api/sales', keyed('spent'), pixExample({ amount: 12_305 }));

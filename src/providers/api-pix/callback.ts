@@ -44,14 +44,19 @@ export interface Confirming {
   withinMs: number;
 }
 const confirming_defaults: Confirming = { parallel: 8, withinMs: 20_000 };
+type Deadline = { parallel: number; deadline: number };
 
 /**
  * Each id's facts, asked of the provider by `confirm` (null: it failed, and said why in the log).
- * The facts keep the items' order. After a failure or past the deadline nothing more is asked: a
- * refusal, with the facts confirmed until then.
+ * The facts keep the items' order. After a failure or past `deadline` (performance.now()) nothing
+ * more is asked: a refusal, with the facts confirmed until then.
  */
-async function confirmEach(ids: string[], how: Confirming, confirm: (id: string) => Promise<ProviderFact[] | null>): Promise<Confirmed> {
-  const deadline = performance.now() + how.withinMs;
+async function confirmEach(
+  ids: string[],
+  parallel: number,
+  deadline: number,
+  confirm: (id: string) => Promise<ProviderFact[] | null>,
+): Promise<Confirmed> {
   const found: ProviderFact[][] = [];
   let next = 0;
   let stopped = false;
@@ -67,13 +72,13 @@ async function confirmEach(ids: string[], how: Confirming, confirm: (id: string)
       else found[n] = facts;
     }
   };
-  await Promise.all(Array.from({ length: Math.min(how.parallel, ids.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(parallel, ids.length) }, worker));
   const confirmed = found.flatMap((facts) => facts ?? []);
   return stopped ? { ...refuse('PROVIDER_ERROR', 'The PSP could not confirm the Pix; call again'), confirmed } : ok(confirmed);
 }
 
-function receivedFacts(connector: ApiPixConnector, installationId: string, ids: string[], how: Confirming, log: InboundRequest['log']) {
-  return confirmEach(ids, how, async (id) => {
+function receivedFacts(connector: ApiPixConnector, installationId: string, ids: string[], by: Deadline, log: InboundRequest['log']) {
+  return confirmEach(ids, by.parallel, by.deadline, async (id) => {
     try {
       const pix = await connector.client.getPix(id);
       // A Pix the PSP does not know is not a payment, whatever the body said.
@@ -86,10 +91,10 @@ function receivedFacts(connector: ApiPixConnector, installationId: string, ids: 
   });
 }
 
-function sentFacts(payouts: EfiPayoutConnector | null, ids: string[], how: Confirming, log: InboundRequest['log']) {
+function sentFacts(payouts: EfiPayoutConnector | null, ids: string[], by: Deadline, log: InboundRequest['log']) {
   // Another installation's payout, or one nobody here sent: nothing of ours to learn.
   const ours = payouts ? ids.flatMap((idEnvio) => (cashoutOfIdEnvio(payouts, idEnvio) === null ? [] : [idEnvio])) : [];
-  return confirmEach(ours, how, async (idEnvio) => {
+  return confirmEach(ours, by.parallel, by.deadline, async (idEnvio) => {
     try {
       // Null: Efí has no such sent Pix, whatever the body said.
       return (await payouts!.payoutFacts!(cashoutOfIdEnvio(payouts!, idEnvio)!)) ?? [];
@@ -114,9 +119,11 @@ export function pixCallback(
     // Without the secret the endpoint does not exist, whatever the body.
     authenticate: ({ params }) => (sameSecret(params.secret ?? '', webhookSecret) ? null : { refusal: { code: 'NOT_FOUND', message: 'Not found' } }),
     async read({ body, log }) {
-      const received = await receivedFacts(connector, installationId, receivedIds(body), how, log);
+      // One deadline for the whole callback, received and sent Pix alike.
+      const by = { parallel: how.parallel, deadline: performance.now() + how.withinMs };
+      const received = await receivedFacts(connector, installationId, receivedIds(body), by, log);
       if (!received.ok) return received;
-      const sent = await sentFacts(payouts, sentIds(body), how, log);
+      const sent = await sentFacts(payouts, sentIds(body), by, log);
       if (!sent.ok) return { ...sent, confirmed: [...received.value, ...sent.confirmed] };
       return ok([...received.value, ...sent.value]);
     },

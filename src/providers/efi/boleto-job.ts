@@ -63,8 +63,9 @@ export function createBoletoJob(connector: EfiBoletoConnector, s: { reconcileSec
         await run(ctx.db, sql`UPDATE transactions SET boleto_charge = 'REMOVED' WHERE id = ${sale.id}`);
         handled++;
       }
+      // Claimed, a batch's next checks move on: once it is taken, a stop lets it finish.
+      stopping?.throwIfAborted();
       for (const sale of await claimDue(ctx, ctx.clock.now(), intervalMs)) {
-        stopping?.throwIfAborted();
         if (sale.status !== 'PENDENTE') continue;
         try {
           for (const fact of await connector.boletoFacts(sale.external_transaction_id)) await applyProviderFact(ctx, fact);

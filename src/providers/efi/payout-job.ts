@@ -84,11 +84,12 @@ export function createPayoutJob(connector: EfiPayoutConnector, s: PayoutJobSetti
           log?.error({ err: error }, "Efí: registering the paying key's webhook failed; outcomes arrive by reconciliation until it succeeds");
         }
       }
+      // Claimed, a batch's next checks move on: once it is taken, a stop lets it finish.
+      stopping?.throwIfAborted();
       const rows = await claimDue(ctx, ctx.clock.now(), intervalMs);
       const queue = [...rows];
       const worker = async () => {
-        // Stopping, the rows not reached wait for their next check (claimed until then).
-        for (let row = queue.shift(); row && !stopping?.aborted; row = queue.shift()) {
+        for (let row = queue.shift(); row; row = queue.shift()) {
           await handle(ctx, connector, row, intervalMs, log).catch((error: unknown) =>
             log?.warn({ err: error, cashoutId: row!.id }, 'Efí payout: asked again next round'),
           );
