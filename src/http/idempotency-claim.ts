@@ -14,13 +14,11 @@ import type { Db } from '../db/db.ts';
 import { groupWriterPer, waitingAsForAConnection } from '../db/group-write.ts';
 import { run, type Sql, sql } from '../db/sql.ts';
 import { randomAlphanumeric, randomBytes } from '../domain/random.ts';
+import { reference_kept_ms } from '../providers/ports.ts';
 
 export const claim_lease_ms = 3_000;
 // Renewed well before it lapses: two renewals may fail before another request can take the key over.
 const renew_every_ms = 1_000;
-// How long after it is drawn a claim's reference still serves a retry of the same body: well inside
-// the shortest PIX charge's life (60 s), so the charge it finds is still payable.
-export const reference_kept_ms = 30_000;
 const reference_length = 20;
 
 export interface KeyIds {

@@ -18,6 +18,8 @@ export interface PixCharge {
   brCode: string;
   /** STATIC: a BR Code with our key, nothing at the PSP; ACTIVE: an immediate charge at the PSP. */
   charge: 'STATIC' | 'ACTIVE';
+  /** When the PSP made the charge (its calendario.criacao); null for a static code, or a date the PSP wrote unreadably. */
+  madeAt: Date | null;
 }
 export interface PixChargeInput {
   amountCents: number;
@@ -26,11 +28,16 @@ export interface PixChargeInput {
   /** The payer, when the sale names a CPF or CNPJ (the charge's `devedor`). */
   debtor: { name: string; document: string } | null;
   /**
-   * 20 of [A-Za-z0-9], the same for every request of one Idempotency-Key and body (null: none): a
-   * charge asked for again under it must be the one already made, not a second.
+   * 20 of [A-Za-z0-9], the same for every request of one Idempotency-Key and body for
+   * `reference_kept_ms` after it is drawn (null: none): a charge asked for again under it must be
+   * the one already made, not a second.
    */
   reference: string | null;
 }
+
+// How long after it is drawn a reference still serves a retry of the same body: well inside the
+// shortest PIX charge's life (60 s), so the charge it finds is still payable.
+export const reference_kept_ms = 30_000;
 
 /** A boleto sale to register: what the payer's bank slip and the issuer need. */
 export interface BoletoInput {

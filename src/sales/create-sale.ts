@@ -3,7 +3,7 @@ import { one, run, sql } from '../db/sql.ts';
 import { cardFingerprint } from '../domain/card.ts';
 import { ok, type Result, refuse } from '../domain/result.ts';
 import type { SaleRequest } from '../domain/sale-request.ts';
-import { type BoletoIssued, operation, type PixCharge, type ProviderName, type Providers } from '../providers/ports.ts';
+import { type BoletoIssued, operation, type PixCharge, type ProviderName, type Providers, reference_kept_ms } from '../providers/ports.ts';
 import { qrPngDataUri } from '../qr/pix-qr.ts';
 import type { SaleRow } from './sale-writes.ts';
 
@@ -159,6 +159,18 @@ function saleRow(sellerId: number, sale: SaleRequest, m: MethodFields, now: Date
   };
 }
 
+/**
+ * When a charge stops taking payment. A charge asked for again under its key's reference was made by
+ * an earlier attempt, so its life counts from the PSP's calendario.criacao. The PSP's clock only
+ * brings the expiry forward, and by no more than a reference lives: a PSP whose clock is off cannot
+ * cut a new charge short by more than that.
+ */
+export function chargeExpiry(now: Date, seconds: number, madeAt: Date | null): Date {
+  const asked = now.getTime() + seconds * 1000;
+  if (madeAt === null) return new Date(asked);
+  return new Date(Math.min(asked, Math.max(asked - reference_kept_ms, madeAt.getTime() + seconds * 1000)));
+}
+
 /** The sale id, drawn before the write where the provider's reference carries it. */
 const drawId = async (q: Queryable) => Number(one(await run<{ id: number }>(q, sql`SELECT nextval('transactions_id_seq') AS id`)).id);
 
@@ -171,7 +183,7 @@ function methodFields(deps: SaleDeps, sale: SaleRequest, now: Date, prepared: Pr
       const charge = prepared.pix;
       if (!charge) throw new Error('a PIX sale is written with its charge (prepareProvider)');
       const seconds = sale.pix.expiresInSeconds;
-      const expiresAt = seconds === null ? null : new Date(now.getTime() + seconds * 1000);
+      const expiresAt = seconds === null ? null : chargeExpiry(now, seconds, charge.madeAt);
       // CONTRACT §11.1: the transaction's externalTransactionId is the charge's txid.
       return { ...none, provider, pix: { code: charge.brCode, txid: charge.txid, expiresAt, charge: charge.charge }, externalId: charge.txid };
     }

@@ -375,11 +375,17 @@ describe('the PIX rail: the api-pix connector against the embedded PSP', () => {
       async (txids) => {
         const first = await inject('POST', '/api/sales', keyed('lost-answer'), body);
         assert.equal(first.statusCode, 502, first.body);
+        // The first attempt made its charge 20 s before the retry: the sale's expiry is the charge's.
+        const made = await gw.ctx.db.query<{ ends: Date }>(
+          `UPDATE sandbox_psp_cobs SET criacao = criacao - interval '20 seconds' WHERE original_cents = 12301
+           RETURNING criacao + expiracao * interval '1 second' AS ends`,
+        );
         const retry = await inject('POST', '/api/sales', keyed('lost-answer'), body);
         assert.equal(retry.statusCode, 201, retry.body);
         assert.equal(txids.length, 2);
         assert.equal(txids[1], txids[0], 'the retry asked for the same charge');
         assert.equal(retry.json().sale.payment.pix.txid, txids[0]);
+        assert.equal(retry.json().sale.payment.pix.expiresAt, made.rows[0]!.ends.toISOString(), "the charge's own expiry");
         assert.equal(await cobsOf(12_301), 1, 'one charge at the PSP');
         assert.equal(await salesOf(12_301), 1);
       },

@@ -56,7 +56,7 @@ async function charge(
   if (expiresInSeconds === null) {
     const txid = staticTxid(s.installationId);
     const brCode = buildBrCode({ key: s.receiverKey, amountCents, txid, merchantName: s.merchantName, merchantCity: s.merchantCity });
-    return { ok: true, charge: { txid, brCode, charge: 'STATIC' } };
+    return { ok: true, charge: { txid, brCode, charge: 'STATIC', madeAt: null } };
   }
   const txid = cobTxid(s.installationId, reference);
   const devedor =
@@ -71,7 +71,8 @@ async function charge(
     if (!cob.pixCopiaECola) return { ok: false, reason: 'The PIX provider created the charge without a BR Code' };
     // Only a retry's charge can exist already, and only a payable one may be sold.
     if (cob.status !== 'ATIVA') return { ok: false, reason: `The PIX provider holds this charge as ${cob.status}` };
-    return { ok: true, charge: { txid, brCode: cob.pixCopiaECola, charge: 'ACTIVE' } };
+    const madeAt = new Date(cob.calendario.criacao);
+    return { ok: true, charge: { txid, brCode: cob.pixCopiaECola, charge: 'ACTIVE', madeAt: Number.isNaN(madeAt.getTime()) ? null : madeAt } };
   } catch (error) {
     if (error instanceof ApiPixError) return { ok: false, reason: `The PIX provider did not create the charge (${error.kind})` };
     throw error;
