@@ -44,62 +44,69 @@ export interface Confirming {
   withinMs: number;
 }
 const confirming_defaults: Confirming = { parallel: 8, withinMs: 20_000 };
-type Deadline = { parallel: number; deadline: number };
+/** One callback's budget: its parallel calls, the performance.now() after which none starts, where it says so. */
+type Budget = { parallel: number; deadline: number; withinMs: number; log: InboundRequest['log'] };
 
 /**
  * Each id's facts, asked of the provider by `confirm` (null: it failed, and said why in the log).
- * The facts keep the items' order. After a failure or past `deadline` (performance.now()) nothing
- * more is asked: a refusal, with the facts confirmed until then.
+ * The facts keep the items' order. After a failure or past the deadline nothing more is asked: a
+ * refusal, with the facts confirmed until then.
  */
-async function confirmEach(
-  ids: string[],
-  parallel: number,
-  deadline: number,
-  confirm: (id: string) => Promise<ProviderFact[] | null>,
-): Promise<Confirmed> {
+async function confirmEach<T>(items: T[], by: Budget, confirm: (item: T) => Promise<ProviderFact[] | null>): Promise<Confirmed> {
   const found: ProviderFact[][] = [];
   let next = 0;
   let stopped = false;
+  let late = false;
   const worker = async () => {
-    while (next < ids.length && !stopped) {
-      if (performance.now() > deadline) {
-        stopped = true;
+    while (next < items.length && !stopped) {
+      if (performance.now() > by.deadline) {
+        stopped = late = true;
         break;
       }
       const n = next++;
-      const facts = await confirm(ids[n]!);
+      const facts = await confirm(items[n]!);
       if (facts === null) stopped = true;
       else found[n] = facts;
     }
   };
-  await Promise.all(Array.from({ length: Math.min(parallel, ids.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(by.parallel, items.length) }, worker));
+  if (late)
+    by.log.warn(
+      { asked: next, items: items.length, withinMs: by.withinMs },
+      'PIX callback: out of time before every Pix was confirmed; the PSP is told to call again',
+    );
   const confirmed = found.flatMap((facts) => facts ?? []);
   return stopped ? { ...refuse('PROVIDER_ERROR', 'The PSP could not confirm the Pix; call again'), confirmed } : ok(confirmed);
 }
 
-function receivedFacts(connector: ApiPixConnector, installationId: string, ids: string[], by: Deadline, log: InboundRequest['log']) {
-  return confirmEach(ids, by.parallel, by.deadline, async (id) => {
+function receivedFacts(connector: ApiPixConnector, installationId: string, ids: string[], by: Budget) {
+  return confirmEach(ids, by, async (id) => {
     try {
       const pix = await connector.client.getPix(id);
       // A Pix the PSP does not know is not a payment, whatever the body said.
       return pix.endToEndId === id ? factsOfPix(pix, installationId) : [];
     } catch (error) {
       if (error instanceof ApiPixError && error.status === 404) return [];
-      log.warn({ err: error, endToEndId: id }, 'PIX callback: the PSP could not confirm this Pix');
+      by.log.warn({ err: error, endToEndId: id }, 'PIX callback: the PSP could not confirm this Pix');
       return null;
     }
   });
 }
 
-function sentFacts(payouts: EfiPayoutConnector | null, ids: string[], by: Deadline, log: InboundRequest['log']) {
+function sentFacts(payouts: EfiPayoutConnector | null, ids: string[], by: Budget) {
   // Another installation's payout, or one nobody here sent: nothing of ours to learn.
-  const ours = payouts ? ids.flatMap((idEnvio) => (cashoutOfIdEnvio(payouts, idEnvio) === null ? [] : [idEnvio])) : [];
-  return confirmEach(ours, by.parallel, by.deadline, async (idEnvio) => {
+  const ours = payouts
+    ? ids.flatMap((idEnvio) => {
+        const cashoutId = cashoutOfIdEnvio(payouts, idEnvio);
+        return cashoutId === null ? [] : [{ idEnvio, cashoutId }];
+      })
+    : [];
+  return confirmEach(ours, by, async ({ idEnvio, cashoutId }) => {
     try {
       // Null: Efí has no such sent Pix, whatever the body said.
-      return (await payouts!.payoutFacts!(cashoutOfIdEnvio(payouts!, idEnvio)!)) ?? [];
+      return (await payouts!.payoutFacts!(cashoutId)) ?? [];
     } catch (error) {
-      log.warn({ err: error, idEnvio }, 'PIX callback: Efí could not confirm this sent Pix');
+      by.log.warn({ err: error, idEnvio }, 'PIX callback: Efí could not confirm this sent Pix');
       return null;
     }
   });
@@ -120,10 +127,10 @@ export function pixCallback(
     authenticate: ({ params }) => (sameSecret(params.secret ?? '', webhookSecret) ? null : { refusal: { code: 'NOT_FOUND', message: 'Not found' } }),
     async read({ body, log }) {
       // One deadline for the whole callback, received and sent Pix alike.
-      const by = { parallel: how.parallel, deadline: performance.now() + how.withinMs };
-      const received = await receivedFacts(connector, installationId, receivedIds(body), by, log);
+      const by = { parallel: how.parallel, deadline: performance.now() + how.withinMs, withinMs: how.withinMs, log };
+      const received = await receivedFacts(connector, installationId, receivedIds(body), by);
       if (!received.ok) return received;
-      const sent = await sentFacts(payouts, sentIds(body), by, log);
+      const sent = await sentFacts(payouts, sentIds(body), by);
       if (!sent.ok) return { ...sent, confirmed: [...received.value, ...sent.confirmed] };
       return ok([...received.value, ...sent.value]);
     },
