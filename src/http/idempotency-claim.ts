@@ -14,7 +14,7 @@ import type { Db } from '../db/db.ts';
 import { groupWriterPer, waitingAsForAConnection } from '../db/group-write.ts';
 import { run, type Sql, sql } from '../db/sql.ts';
 import { randomAlphanumeric, randomBytes } from '../domain/random.ts';
-import { reference_kept_ms } from '../providers/ports.ts';
+import { type ProviderReference, reference_kept_ms } from '../providers/ports.ts';
 
 export const claim_lease_ms = 3_000;
 // Renewed well before it lapses: two renewals may fail before another request can take the key over.
@@ -29,7 +29,7 @@ export interface KeyIds {
 
 /** What a claim found: the key is ours now, or it holds an answer to replay, or another request holds it. */
 export type Claim =
-  | { kind: 'claimed'; token: string; reference: string; release(): Promise<void>; stop(): void }
+  | { kind: 'claimed'; token: string; reference: ProviderReference; release(): Promise<void>; stop(): void }
   | { kind: 'answered'; requestHash: string; status: number; body: string }
   | { kind: 'held' };
 
@@ -74,11 +74,12 @@ const claimInGroup = groupWriterPer((db: Db) => ({
  */
 export async function claimKey(db: Db, ids: KeyIds, fingerprint: string, now: Date): Promise<Claim> {
   const token = randomBytes(16).toString('hex');
-  const r = await claimInGroup(db, { ids, fingerprint, token, reference: randomAlphanumeric(reference_length), now });
+  const drawn = randomAlphanumeric(reference_length);
+  const r = await claimInGroup(db, { ids, fingerprint, token, reference: drawn, now });
   if (!r.claimed) return { kind: 'held' };
   if (r.request_hash !== null) return { kind: 'answered', requestHash: r.request_hash, status: r.response_status!, body: r.response_body! };
   if (r.claim_reference === null) throw new Error('a claim made answers its reference');
-  return holding(db, claimIs(ids, token), token, r.claim_reference);
+  return holding(db, claimIs(ids, token), token, { value: r.claim_reference, kept: r.claim_reference !== drawn });
 }
 
 async function claimKeys(db: Db, claims: ClaimWrite[]): Promise<ClaimRow[]> {
@@ -107,7 +108,7 @@ async function claimKeys(db: Db, claims: ClaimWrite[]): Promise<ClaimRow[]> {
   });
 }
 
-function holding(db: Db, mine: Sql, token: string, reference: string): Extract<Claim, { kind: 'claimed' }> {
+function holding(db: Db, mine: Sql, token: string, reference: ProviderReference): Extract<Claim, { kind: 'claimed' }> {
   const timer = setInterval(() => {
     // Skipped while the statement storing the answer holds it: nobody can take it over then.
     run(

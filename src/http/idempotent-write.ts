@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { one, run, type Sql, sql } from '../db/sql.ts';
 import { type Refused, refusalError } from '../domain/result.ts';
+import type { ProviderReference } from '../providers/ports.ts';
 import {
   type Answer,
   AnsweredMeanwhile,
@@ -58,7 +59,7 @@ const id_slot = `id-slot-${randomBytes(12).toString('hex')}`;
  * without a key): the same for every request that takes the key over with the same body.
  */
 export interface Preparation<P> {
-  run(reference: string | null): Promise<P>;
+  run(reference: ProviderReference | null): Promise<P>;
   callsProvider: boolean;
 }
 

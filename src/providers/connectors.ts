@@ -84,7 +84,7 @@ async function openSandboxPsp(settings: RailSettings, { config, db, clock }: Dep
 }
 
 /** The boleto connector: Efí's Cobranças API, or the embedded PSP's through the same connector. */
-function openBoletos(boleto: BoletoRailConfig, psp: SandboxPsp | null, installationId: string, listening: () => string | null) {
+function openBoletos(boleto: BoletoRailConfig, psp: SandboxPsp | null, { installationId, clock }: Deps, listening: () => string | null) {
   const notificationUrl = () => {
     const base = boleto.webhookBaseUrl ?? listening();
     return base === null ? null : `${base}/providers/efi/charges/${boleto.webhookSecret}`;
@@ -101,6 +101,7 @@ function openBoletos(boleto: BoletoRailConfig, psp: SandboxPsp | null, installat
   return {
     efiBoleto: efiBoletoConnector(createEfiChargesClient(baseUrl, transport), {
       installationId,
+      clock,
       notificationUrl,
       sandbox: boleto.provider === 'sandbox',
     }),
@@ -146,7 +147,7 @@ export async function openRails(settings: RailSettings, deps: Deps): Promise<Rai
   const { efi, sendTransport } = openPayouts(payout, psp, pix.provider === 'sandbox' ? apiPix : null, installationId);
   let listening: string | null = null;
   const boletoRail = settings.boletoRail;
-  const { efiBoleto, boletoTransport } = openBoletos(boletoRail, psp, installationId, () => listening);
+  const { efiBoleto, boletoTransport } = openBoletos(boletoRail, psp, deps, () => listening);
   const connectors: Record<ProviderName, Connector | null> = {
     sandbox: sandboxConnector(),
     'api-pix': apiPix,

@@ -39,6 +39,12 @@ export interface PixChargeInput {
 // shortest PIX charge's life (60 s), so the charge it finds is still payable.
 export const reference_kept_ms = 30_000;
 
+/** A keyed request's reference for its provider call; `kept`: an earlier attempt under the key drew it, and its call may have reached the provider. */
+export interface ProviderReference {
+  value: string;
+  kept: boolean;
+}
+
 /** A boleto sale to register: what the payer's bank slip and the issuer need. */
 export interface BoletoInput {
   saleId: number;
@@ -47,6 +53,8 @@ export interface BoletoInput {
   customer: { name: string; email: string; document: string; phone: string | null };
   items: { title: string; unitPrice: number; quantity: number }[];
   shipping: ShippingInput | null;
+  /** The key's reference (null: none): a boleto asked for again under a kept one is the one already registered, when the issuer has it. */
+  reference: ProviderReference | null;
 }
 export interface BoletoIssued {
   externalId: string;

@@ -3,7 +3,15 @@ import { one, run, sql } from '../db/sql.ts';
 import { cardFingerprint } from '../domain/card.ts';
 import { ok, type Result, refuse } from '../domain/result.ts';
 import type { SaleRequest } from '../domain/sale-request.ts';
-import { type BoletoIssued, operation, type PixCharge, type ProviderName, type Providers, reference_kept_ms } from '../providers/ports.ts';
+import {
+  type BoletoIssued,
+  operation,
+  type PixCharge,
+  type ProviderName,
+  type ProviderReference,
+  type Providers,
+  reference_kept_ms,
+} from '../providers/ports.ts';
 import { qrPngDataUri } from '../qr/pix-qr.ts';
 import type { SaleRow } from './sale-writes.ts';
 
@@ -55,8 +63,13 @@ interface MethodFields {
  * it (nothing is written then).
  */
 /** `reference`: the key's claim's (http/idempotency-claim.ts), so a retry's charge is the first one's; null without a key. */
-export async function prepareProvider(q: Queryable, deps: SaleDeps, sale: SaleRequest, reference: string | null): Promise<Result<Prepared>> {
-  if (sale.paymentMethod === 'BOLETO') return prepareBoleto(q, deps, sale);
+export async function prepareProvider(
+  q: Queryable,
+  deps: SaleDeps,
+  sale: SaleRequest,
+  reference: ProviderReference | null,
+): Promise<Result<Prepared>> {
+  if (sale.paymentMethod === 'BOLETO') return prepareBoleto(q, deps, sale, reference);
   if (sale.paymentMethod !== 'PIX') return ok({ pix: null, boleto: null });
   const document = sale.customer.document;
   const charged = await operation(
@@ -66,12 +79,17 @@ export async function prepareProvider(q: Queryable, deps: SaleDeps, sale: SaleRe
     amountCents: sale.amount,
     expiresInSeconds: sale.pix.expiresInSeconds,
     debtor: document ? { name: sale.customer.name, document } : null,
-    reference,
+    reference: reference?.value ?? null,
   });
   return charged.ok ? ok({ pix: charged.charge, boleto: null }) : refuse('PROVIDER_ERROR', charged.reason);
 }
 
-async function prepareBoleto(q: Queryable, deps: SaleDeps, sale: Extract<SaleRequest, { paymentMethod: 'BOLETO' }>): Promise<Result<Prepared>> {
+async function prepareBoleto(
+  q: Queryable,
+  deps: SaleDeps,
+  sale: Extract<SaleRequest, { paymentMethod: 'BOLETO' }>,
+  reference: ProviderReference | null,
+): Promise<Result<Prepared>> {
   // The issuer's charge carries the sale id: drawn before, written with the sale after.
   const saleId = await drawId(q);
   const issued = await operation(
@@ -84,6 +102,7 @@ async function prepareBoleto(q: Queryable, deps: SaleDeps, sale: Extract<SaleReq
     customer: { name: sale.customer.name, email: sale.customer.email, document: sale.customer.document ?? '', phone: sale.customer.phone },
     items: sale.items.map((i) => ({ title: i.title, unitPrice: i.unitPrice, quantity: i.quantity })),
     shipping: sale.shipping,
+    reference,
   });
   return issued.ok ? ok({ pix: null, boleto: { saleId, issued: issued.boleto } }) : refuse('PROVIDER_ERROR', issued.reason);
 }

@@ -10,6 +10,7 @@ import { ok, type Refused } from '../domain/result.ts';
 import { type SaleRequest, validateSaleRequest } from '../domain/sale-request.ts';
 import { idempotentWrite, type Written } from '../http/idempotent-write.ts';
 import { notificationUrlProblem } from '../notifications/target-url.ts';
+import type { ProviderReference } from '../providers/ports.ts';
 import { submitCardSale } from './card-payment.ts';
 import { type Prepared, plannedSale, prepareProvider } from './create-sale.ts';
 import { saleCreatedView } from './sale-view.ts';
@@ -49,7 +50,7 @@ export async function sell(ctx: AppContext, ask: SaleAsk): Promise<Written> {
       };
     },
     parsed.ok && needsPreparing(parsed.value)
-      ? { run: (reference: string | null) => prepare(ctx, parsed.value, reference), callsProvider: callsProvider(parsed.value) }
+      ? { run: (reference: ProviderReference | null) => prepare(ctx, parsed.value, reference), callsProvider: callsProvider(parsed.value) }
       : undefined,
   );
   // After the sale is written and outside its transaction: a processor that decides over the
@@ -69,7 +70,7 @@ const needsPreparing = (sale: SaleRequest) => sale.postbackUrl !== null || sale.
  */
 const callsProvider = (sale: SaleRequest) => sale.paymentMethod === 'BOLETO' || (sale.paymentMethod === 'PIX' && sale.pix.expiresInSeconds !== null);
 
-async function prepare(ctx: AppContext, sale: SaleRequest, reference: string | null): Promise<Preparation> {
+async function prepare(ctx: AppContext, sale: SaleRequest, reference: ProviderReference | null): Promise<Preparation> {
   const url = sale.postbackUrl;
   const problem = url ? await notificationUrlProblem(url, ctx.config.webhookAllowPrivate) : null;
   if (problem) return { ok: false, refusal: refusalOf(problem) };

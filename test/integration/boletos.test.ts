@@ -15,9 +15,12 @@ import {
   CreateOneStepChargeResponseSchema,
   GetNotificationParamsSchema,
   GetNotificationResponseSchema,
+  ListChargesParamsSchema,
+  ListChargesResponseSchema,
 } from 'sdk-node-apis-efi';
 import * as vbr from 'validation-br';
 import { run, sql } from '../../src/db/sql.ts';
+import { ApiPixError } from '../../src/providers/api-pix/client/api-pix-client.ts';
 import type { EfiChargesClient } from '../../src/providers/efi/charges-client.ts';
 import { expiryJob } from '../../src/transactions/jobs.ts';
 import { boletoExample } from '../helpers/fixtures.ts';
@@ -35,6 +38,9 @@ describe('boletos registered through Efí (the embedded PSP, over HTTP)', () => 
   let now = new Date('2026-11-24T12:00:00Z');
   const charges: unknown[] = [];
   const cancels: unknown[] = [];
+  const lists: { custom_id?: string }[] = [];
+  /** The next one-step charges whose answer is lost on its way back (made at the PSP all the same). */
+  let loseAnswers = 0;
   const histories: unknown[] = [];
 
   before(async () => {
@@ -58,7 +64,17 @@ describe('boletos registered through Efí (the embedded PSP, over HTTP)', () => 
     const checked: EfiChargesClient = {
       async createOneStep(body) {
         charges.push(CreateOneStepChargeBodySchema.parse(body));
-        return real.createOneStep(body);
+        const issued = await real.createOneStep(body);
+        if (loseAnswers > 0 && loseAnswers--)
+          throw new ApiPixError({ kind: 'network', operation: 'POST /v1/charge/one-step', reason: 'lost (test)' });
+        return issued;
+      },
+      async boletosOf(customId, days) {
+        const params = ListChargesParamsSchema.parse({ charge_type: 'billet', begin_date: days.from, end_date: days.to, custom_id: customId });
+        lists.push(params);
+        const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
+        ListChargesResponseSchema.parse(await raw(`/v1/charges?${query}`));
+        return real.boletosOf(customId, days);
       },
       async cancel(chargeId) {
         cancels.push(CancelChargeParamsSchema.parse({ id: chargeId }));
@@ -231,6 +247,60 @@ describe('boletos registered through Efí (the embedded PSP, over HTTP)', () => 
     assert.equal(res.json().errorType, 'PROVIDER_ERROR');
     const count = await run<{ n: number }>(gw.ctx.db, sql`SELECT count(*)::int AS n FROM transactions WHERE seller_id = ${seller.id}`);
     assert.equal(count.rows[0]!.n, 0);
+  });
+
+  test('a boleto whose answer was lost: the retry of its key and body finds it at Efí by its reference, not a second; one no longer payable sells nothing', async () => {
+    const seller = await gw.createSeller();
+    const keyed = (key: string, body: object) =>
+      gw.app.inject({ method: 'POST', url: '/api/sales', headers: { ...seller.headers, 'idempotency-key': key }, payload: body });
+    const ofCustomId = async (customId: string) =>
+      (await run<{ n: number }>(gw.ctx.db, sql`SELECT count(*)::int AS n FROM sandbox_psp_charges WHERE custom_id = ${customId}`)).rows[0]!.n;
+    const sentId = () => (charges.at(-1) as { metadata: { custom_id: string } }).metadata.custom_id;
+
+    const body = boletoExample({ dueDate: '2026-12-10' });
+    const listed = lists.length;
+    loseAnswers = 1;
+    const first = await keyed('boleto-lost', body);
+    assert.equal(first.statusCode, 502, first.body);
+    const customId = sentId();
+    assert.match(customId, new RegExp(`^${gw.ctx.installationId}[A-Za-z0-9]{20}$`), "the key's reference, after the installation's id");
+    assert.equal(lists.length, listed, 'a reference drawn now asks nothing first');
+    const made = charges.length;
+    const retry = await keyed('boleto-lost', body);
+    assert.equal(retry.statusCode, 201, retry.body);
+    assert.equal(charges.length, made, 'nothing registered again');
+    assert.equal(lists.length, listed + 1);
+    assert.equal(lists.at(-1)!.custom_id, customId);
+    assert.equal(await ofCustomId(customId), 1, 'one boleto at Efí');
+    const sale = retry.json().sale;
+    const charge = await chargeOf(sale.id);
+    assert.equal(charge.status, 'waiting');
+    assert.equal(sale.payment.boleto.code.replace(/\D/g, '').length, 47);
+    assert.ok(bu.isValidBoleto(sale.payment.boleto.code));
+    assert.equal((await pay(sale.id)).statusCode, 200);
+    assert.equal((await read(seller, sale.id)).status, 'PAGO', 'its payment finds the sale');
+
+    // Found again but cancelled meanwhile: no sale; the reference drawn after the 30 s gets a boleto of its own.
+    loseAnswers = 1;
+    assert.equal((await keyed('boleto-cancelled', body)).statusCode, 502);
+    const cancelledId = sentId();
+    const [{ charge_id }] = (
+      await run<{ charge_id: number }>(
+        gw.ctx.db,
+        sql`SELECT charge_id::float8 AS charge_id FROM sandbox_psp_charges WHERE custom_id = ${cancelledId}`,
+      )
+    ).rows as [{ charge_id: number }];
+    await gw.ctx.rails.efiBoleto.charges.cancel(charge_id);
+    const refused = await keyed('boleto-cancelled', body);
+    assert.equal(refused.statusCode, 502, refused.body);
+    assert.match(refused.json().message, /canceled/);
+    await run(
+      gw.ctx.db,
+      sql`UPDATE idempotency_claims SET reference_at = reference_at - interval '31 seconds' WHERE seller_id = ${seller.id} AND key = 'boleto-cancelled'`,
+    );
+    const late = await keyed('boleto-cancelled', body);
+    assert.equal(late.statusCode, 201, late.body);
+    assert.notEqual(sentId(), cancelledId);
   });
 
   test('a forged notification token moves nothing; a wrong secret is 404', async () => {

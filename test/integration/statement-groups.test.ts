@@ -63,8 +63,12 @@ describe('claims, charges and balance reads in groups', () => {
       const c = claims[i]!;
       if (c.kind === 'claimed') assert.equal(tokens.get(name), c.token, `${name}: its own token`);
     }
-    const references = claims.flatMap((c) => (c.kind === 'claimed' ? [c.reference] : []));
+    const references = claims.flatMap((c) => (c.kind === 'claimed' ? [c.reference.value] : []));
     assert.equal(new Set(references).size, 4, 'each claim its own reference');
+    assert.ok(
+      claims.every((c) => c.kind !== 'claimed' || !c.reference.kept),
+      'each drawn now, none kept from an earlier claim',
+    );
     for (const r of references) assert.match(r, /^[A-Za-z0-9]{20}$/);
     for (const c of claims) if (c.kind === 'claimed') await c.release();
     // A released claim lapses (its reference kept for a retry): only the other request's still lives.

@@ -5,14 +5,16 @@
  * before a sale is written with it.
  */
 import { parseDigitableLine } from '../../domain/boleto.ts';
+import { saoPauloDate } from '../../domain/calendar.ts';
 import type { ProviderFact } from '../../domain/provider-facts.ts';
 import { ApiPixError } from '../api-pix/client/api-pix-client.ts';
 import type { BoletoInput, CancelOutcome, Connector } from '../ports.ts';
 import { boletoCustomId, factOfChange } from './boleto-facts.ts';
-import type { EfiChargesClient, OneStepChargeBody } from './charges-client.ts';
+import type { ChargeIssued, EfiChargesClient, OneStepChargeBody } from './charges-client.ts';
 
 export interface EfiBoletoSettings {
   installationId: string;
+  clock: { now(): Date };
   /** The embedded PSP's bank returns a paid boleto at once; Efí returns none by API (the operator does). */
   sandbox: boolean;
   /** Where Efí posts a charge's notifications; null until this process knows (then reconciliation alone tells). */
@@ -48,7 +50,10 @@ export function chargeBody(input: BoletoInput, s: EfiBoletoSettings): OneStepCha
   return {
     items: input.items.map((i) => ({ name: i.title, value: i.unitPrice, amount: i.quantity })),
     ...(ship && ship.fee > 0 ? { shippings: [{ name: 'Frete', value: ship.fee }] } : {}),
-    metadata: { custom_id: boletoCustomId(s.installationId, input.saleId), ...(url === null ? {} : { notification_url: url }) },
+    metadata: {
+      custom_id: boletoCustomId(s.installationId, input.saleId, input.reference?.value ?? null),
+      ...(url === null ? {} : { notification_url: url }),
+    },
     payment: { banking_billet: { customer: customer(input.customer, address), expire_at: input.dueDate } },
   };
 }
@@ -60,14 +65,33 @@ const words = (e: unknown) =>
       ? e.message
       : String(e);
 
+const day_ms = 86_400_000;
+
+/**
+ * The boleto an earlier attempt under the key registered with its reference, if it got that far.
+ * Efí registers every one-step charge it is sent, so this is asked first; the reference is at most
+ * 30 s old, so its boleto was made today or, just past midnight, yesterday.
+ */
+async function registeredBefore(charges: EfiChargesClient, s: EfiBoletoSettings, customId: string): Promise<ChargeIssued | null> {
+  const now = s.clock.now();
+  const days = { from: saoPauloDate(new Date(now.getTime() - day_ms)), to: saoPauloDate(now) };
+  const found = (await charges.boletosOf(customId, days)).filter((c) => c.customId === customId);
+  return found.find((c) => c.status === 'waiting') ?? found[0] ?? null;
+}
+
 export function efiBoletoConnector(client: EfiChargesClient, s: EfiBoletoSettings): EfiBoletoConnector {
   // Every call through `connector.charges`: a test may wrap the client to check what is sent.
   const connector: EfiBoletoConnector = {
     charges: client,
     async issueBoleto(input) {
-      let issued: Awaited<ReturnType<EfiChargesClient['createOneStep']>>;
+      let issued: ChargeIssued;
       try {
-        issued = await connector.charges.createOneStep(chargeBody(input, s));
+        const body = chargeBody(input, s);
+        const before = input.reference?.kept ? await registeredBefore(connector.charges, s, body.metadata.custom_id) : null;
+        // Only a payable boleto may be sold.
+        if (before && before.status !== 'waiting')
+          return { ok: false, reason: `Efí holds this boleto (charge ${before.chargeId}) as ${before.status}` };
+        issued = before ?? (await connector.charges.createOneStep(body));
       } catch (error) {
         return { ok: false, reason: `Efí did not register the boleto: ${words(error)}` };
       }

@@ -7,11 +7,20 @@ import type { ProviderFact } from '../../domain/provider-facts.ts';
 import type { ChargeChange } from './charges-client.ts';
 import { efiKey, idOfEfiKey } from './keys.ts';
 
-/** The custom_id a sale's charge carries: the installation's id and the sale's. */
-export const boletoCustomId = efiKey;
+const reference_pattern = /^[A-Za-z0-9]{20}$/;
 
-/** The sale a custom_id of this installation names; null for anyone else's. */
-export const saleIdOf = idOfEfiKey;
+/**
+ * The custom_id a sale's charge carries: the installation's id, then the key's reference when the
+ * sale has one (a retry finds the boleto by it), or else the sale's id.
+ */
+export const boletoCustomId = (installationId: string, saleId: number, reference: string | null) =>
+  reference === null ? efiKey(installationId, saleId) : `${installationId}${reference}`;
+
+/** Whether a custom_id is one this installation gives (another installation may share the Efí account). */
+export function isOurCustomId(installationId: string, customId: string | null): boolean {
+  if (idOfEfiKey(installationId, customId) !== null) return true;
+  return !!customId?.startsWith(installationId) && reference_pattern.test(customId.slice(installationId.length));
+}
 
 const meaning: Record<string, 'paid' | 'canceled' | 'unpaid'> = {
   paid: 'paid',
@@ -28,7 +37,7 @@ export function factOfChange(change: ChargeChange, installationId: string): Prov
   const base = { provider: 'efi' as const, identity: `charge:${chargeId}:${change.status}`, externalReference: chargeId, source: { ...change } };
   if (!status) return { ...base, fact: { kind: 'NOTICE', what: `boleto charge ${chargeId} ${change.status}` } };
   // An Efí account may serve several installations: another's charge is not ours to act on.
-  if (saleIdOf(installationId, change.customId) === null)
+  if (!isOurCustomId(installationId, change.customId))
     return { ...base, fact: { kind: 'NOTICE', what: `boleto charge ${chargeId} of another installation ${change.status}` } };
   return {
     ...base,

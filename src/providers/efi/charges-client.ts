@@ -57,8 +57,15 @@ export interface ChargeDetail {
   paidValue: number | null;
 }
 
+/** A boleto charge as GET /v1/charges lists it. */
+export interface ChargeListed extends ChargeIssued {
+  customId: string | null;
+}
+
 export interface EfiChargesClient {
   createOneStep(body: OneStepChargeBody): Promise<ChargeIssued>;
+  /** GET /v1/charges: the boletos created between two days (YYYY-MM-DD, inclusive) whose custom_id is this one. */
+  boletosOf(customId: string, days: { from: string; to: string }): Promise<ChargeListed[]>;
   cancel(chargeId: number): Promise<void>;
   detail(chargeId: number): Promise<ChargeDetail>;
   notification(token: string): Promise<ChargeChange[]>;
@@ -92,6 +99,32 @@ function readIssued(body: unknown): ChargeIssued {
     pixCode: text(pix.qrcode),
     status: text(d.status) ?? 'waiting',
   };
+}
+
+const objectOr = (v: unknown): Obj => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {});
+
+function readList(body: unknown): ChargeListed[] {
+  const d = data(body);
+  if (!Array.isArray(d)) throw new AnswerError('data is not a list');
+  return d.flatMap((item, i) => {
+    const o = object(item, `data[${i}]`);
+    const payment = objectOr(o.payment);
+    const billet = objectOr(payment.banking_billet);
+    const barcode = text(billet.barcode);
+    // Carnets, cards and links share the list; a boleto is a charge with its banking_billet.
+    if (payment.payment_method !== 'banking_billet' || !barcode) return [];
+    const pix = objectOr(billet.pix ?? payment.pix);
+    return [
+      {
+        chargeId: integer(o.id, `data[${i}].id`),
+        customId: text(o.custom_id),
+        barcode,
+        pdfUrl: text(objectOr(billet.pdf).charge),
+        pixCode: text(pix.qrcode),
+        status: text(o.status) ?? '',
+      },
+    ];
+  });
 }
 
 function readDetail(body: unknown): ChargeDetail {
@@ -143,6 +176,15 @@ export function createEfiChargesClient(baseUrl: string, transport: PixTransport)
     createOneStep: (body) =>
       // Not sent again on a lost answer: a second charge would be a second boleto. Reconciliation finds what was made.
       call({ method: 'POST', operation: 'POST /v1/charge/one-step', path: '/v1/charge/one-step', body, idempotent: false, read: readIssued }),
+    boletosOf: (customId, days) =>
+      call({
+        method: 'GET',
+        operation: 'GET /v1/charges',
+        path: '/v1/charges',
+        query: new URLSearchParams({ charge_type: 'billet', begin_date: days.from, end_date: days.to, custom_id: customId }),
+        idempotent: true,
+        read: readList,
+      }),
     async cancel(chargeId) {
       const operation = 'PUT /v1/charge/{id}/cancel';
       await call({

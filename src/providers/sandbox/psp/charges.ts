@@ -110,6 +110,18 @@ export class Charges {
     return findCharge(this.o.db, chargeId);
   }
 
+  /** GET /v1/charges: the charges of a custom_id made between two São Paulo days (Brazil keeps UTC−3 all year). */
+  async withCustomId(customId: string, from: string, to: string): Promise<(ChargeRow & { customer: unknown })[]> {
+    const start = new Date(`${from}T00:00:00-03:00`);
+    const end = new Date(new Date(`${to}T00:00:00-03:00`).getTime() + 86_400_000);
+    const r = await run<ChargeRow & { customer: unknown }>(
+      this.o.db,
+      sql`SELECT ${columns}, request #> '{payment,banking_billet,customer}' AS customer FROM sandbox_psp_charges
+          WHERE custom_id = ${customId} AND created_at >= ${start} AND created_at < ${end} ORDER BY charge_id`,
+    );
+    return r.rows;
+  }
+
   /** PUT /v1/charge/{id}/cancel: a charge nobody paid; cancelling it again changes nothing. */
   async cancel(chargeId: number): Promise<void> {
     await this.change(chargeId, (row) => {
