@@ -263,7 +263,7 @@ describe('boletos registered through Efí (the embedded PSP, over HTTP)', () => 
     const first = await keyed('boleto-lost', body);
     assert.equal(first.statusCode, 502, first.body);
     const customId = sentId();
-    assert.match(customId, new RegExp(`^${gw.ctx.installationId}[A-Za-z0-9]{20}$`), "the key's reference, after the installation's id");
+    assert.match(customId, new RegExp(`^${gw.ctx.installationId}[1-9]\\d{14}$`), "the key's reference as 15 digits, after the installation's id");
     assert.equal(lists.length, listed, 'a reference drawn now asks nothing first');
     const made = charges.length;
     const retry = await keyed('boleto-lost', body);

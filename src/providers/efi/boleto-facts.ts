@@ -7,20 +7,29 @@ import type { ProviderFact } from '../../domain/provider-facts.ts';
 import type { ChargeChange } from './charges-client.ts';
 import { efiKey, idOfEfiKey } from './keys.ts';
 
-const reference_pattern = /^[A-Za-z0-9]{20}$/;
+const base62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const reference_numbers = 900_000_000_000_000n;
+const reference_numbers_from = 100_000_000_000_000;
+
+/**
+ * A key's reference as a 15-digit number from 10^14 up, far above any sale id this installation will
+ * draw: a keyed sale's custom_id then has the form every release of the gateway reads as its own.
+ */
+function referenceNumber(reference: string): number {
+  let n = 0n;
+  for (const c of reference) n = n * 62n + BigInt(base62.indexOf(c));
+  return Number(n % reference_numbers) + reference_numbers_from;
+}
 
 /**
  * The custom_id a sale's charge carries: the installation's id, then the key's reference when the
  * sale has one (a retry finds the boleto by it), or else the sale's id.
  */
 export const boletoCustomId = (installationId: string, saleId: number, reference: string | null) =>
-  reference === null ? efiKey(installationId, saleId) : `${installationId}${reference}`;
+  efiKey(installationId, reference === null ? saleId : referenceNumber(reference));
 
 /** Whether a custom_id is one this installation gives (another installation may share the Efí account). */
-export function isOurCustomId(installationId: string, customId: string | null): boolean {
-  if (idOfEfiKey(installationId, customId) !== null) return true;
-  return !!customId?.startsWith(installationId) && reference_pattern.test(customId.slice(installationId.length));
-}
+export const isOurCustomId = (installationId: string, customId: string | null) => idOfEfiKey(installationId, customId) !== null;
 
 const meaning: Record<string, 'paid' | 'canceled' | 'unpaid'> = {
   paid: 'paid',
