@@ -81,7 +81,9 @@ export async function prepareProvider(
     debtor: document ? { name: sale.customer.name, document } : null,
     reference: reference?.value ?? null,
   });
-  return charged.ok ? ok({ pix: charged.charge, boleto: null }) : refuse('PROVIDER_ERROR', charged.reason);
+  if (!charged.ok) return refuse('PROVIDER_ERROR', charged.reason);
+  // A charge made now lives from now: the PSP's clock speaks only for one an earlier attempt made.
+  return ok({ pix: reference?.kept ? charged.charge : { ...charged.charge, madeAt: null }, boleto: null });
 }
 
 async function prepareBoleto(
@@ -180,9 +182,9 @@ function saleRow(sellerId: number, sale: SaleRequest, m: MethodFields, now: Date
 
 /**
  * When a charge stops taking payment. A charge asked for again under its key's reference was made by
- * an earlier attempt, so its life counts from the PSP's calendario.criacao. The PSP's clock only
- * brings the expiry forward, and by no more than a reference lives: a PSP whose clock is off cannot
- * cut a new charge short by more than that.
+ * an earlier attempt, so its life counts from the PSP's calendario.criacao (`madeAt`; null for a
+ * charge made now). The PSP's clock only brings the expiry forward, and by no more than a reference
+ * lives: a PSP whose clock is off cannot cut a sale short by more than that.
  */
 export function chargeExpiry(now: Date, seconds: number, madeAt: Date | null): Date {
   const asked = now.getTime() + seconds * 1000;

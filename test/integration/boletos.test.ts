@@ -21,7 +21,8 @@ import {
 import * as vbr from 'validation-br';
 import { run, sql } from '../../src/db/sql.ts';
 import { ApiPixError } from '../../src/providers/api-pix/client/api-pix-client.ts';
-import type { EfiChargesClient } from '../../src/providers/efi/charges-client.ts';
+import { boletoListQuery, type EfiChargesClient } from '../../src/providers/efi/charges-client.ts';
+import { idOfEfiKey } from '../../src/providers/efi/keys.ts';
 import { expiryJob } from '../../src/transactions/jobs.ts';
 import { boletoExample } from '../helpers/fixtures.ts';
 import { adminHeaders, type Gateway, railJob, type SellerKeys, startGateway } from '../helpers/gateway.ts';
@@ -38,7 +39,7 @@ describe('boletos registered through Efí (the embedded PSP, over HTTP)', () => 
   let now = new Date('2026-11-24T12:00:00Z');
   const charges: unknown[] = [];
   const cancels: unknown[] = [];
-  const lists: { custom_id?: string }[] = [];
+  const lists: { custom_id?: string; begin_date: string; end_date: string }[] = [];
   /** The next one-step charges whose answer is lost on its way back (made at the PSP all the same). */
   let loseAnswers = 0;
   const histories: unknown[] = [];
@@ -70,9 +71,9 @@ describe('boletos registered through Efí (the embedded PSP, over HTTP)', () => 
         return issued;
       },
       async boletosOf(customId, days) {
-        const params = ListChargesParamsSchema.parse({ charge_type: 'billet', begin_date: days.from, end_date: days.to, custom_id: customId });
-        lists.push(params);
-        const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
+        // The query the client sends, as the SDK would send it.
+        const query = boletoListQuery(customId, days);
+        lists.push(ListChargesParamsSchema.parse(Object.fromEntries(query)));
         ListChargesResponseSchema.parse(await raw(`/v1/charges?${query}`));
         return real.boletosOf(customId, days);
       },
@@ -264,6 +265,7 @@ describe('boletos registered through Efí (the embedded PSP, over HTTP)', () => 
     assert.equal(first.statusCode, 502, first.body);
     const customId = sentId();
     assert.match(customId, new RegExp(`^${gw.ctx.installationId}[1-9]\\d{14}$`), "the key's reference as 15 digits, after the installation's id");
+    assert.notEqual(idOfEfiKey(gw.ctx.installationId, customId), null, 'read as ours by every release');
     assert.equal(lists.length, listed, 'a reference drawn now asks nothing first');
     const made = charges.length;
     const retry = await keyed('boleto-lost', body);
@@ -301,6 +303,34 @@ describe('boletos registered through Efí (the embedded PSP, over HTTP)', () => 
     const late = await keyed('boleto-cancelled', body);
     assert.equal(late.statusCode, 201, late.body);
     assert.notEqual(sentId(), cancelledId);
+
+    // Across São Paulo's midnight the boleto made the day before is found; one whose default due date
+    // counted from the day before is not this request's, and the retry registers its own.
+    const saved = now;
+    const acrossMidnight = async (key: string, sale: object) => {
+      now = new Date('2026-11-25T02:59:50Z'); // 23:59:50 in São Paulo
+      loseAnswers = 1;
+      assert.equal((await keyed(key, sale)).statusCode, 502);
+      const id = sentId();
+      now = new Date('2026-11-25T03:00:10Z');
+      const res = await keyed(key, sale);
+      assert.equal(res.statusCode, 201, res.body);
+      assert.equal(lists.at(-1)!.custom_id, id);
+      assert.deepEqual([lists.at(-1)!.begin_date, lists.at(-1)!.end_date], ['2026-11-24', '2026-11-25']);
+      return { id, sale: res.json().sale };
+    };
+    try {
+      const dated = await acrossMidnight('boleto-midnight', body);
+      assert.equal(await ofCustomId(dated.id), 1, 'found: one boleto');
+      const undated = await acrossMidnight('boleto-midnight-undated', boletoExample());
+      assert.equal(await ofCustomId(undated.id), 2, 'due a day apart: its own boleto');
+      assert.equal(
+        undated.sale.payment.boleto.dueDate,
+        (charges.at(-1) as { payment: { banking_billet: { expire_at: string } } }).payment.banking_billet.expire_at,
+      );
+    } finally {
+      now = saved;
+    }
   });
 
   test('a forged notification token moves nothing; a wrong secret is 404', async () => {

@@ -392,6 +392,22 @@ describe('the PIX rail: the api-pix connector against the embedded PSP', () => {
     );
   });
 
+  test("a charge made now lives from now, whatever the PSP's clock says (one 10 minutes behind here)", async () => {
+    await watchingPutCob(
+      async (put) => {
+        const cob = await put();
+        return { ...cob, calendario: { ...cob.calendario, criacao: new Date(Date.parse(cob.calendario.criacao) - 600_000).toISOString() } };
+      },
+      async () => {
+        const asked = Date.now();
+        const res = await inject('POST', '/api/sales', keyed('psp-clock-behind'), pixExample({ amount: 12_307 }));
+        assert.equal(res.statusCode, 201, res.body);
+        const lives = Date.parse(res.json().sale.payment.pix.expiresAt) - asked;
+        assert.ok(lives >= 3_600_000 && lives < 3_610_000, `expires ${lives} ms after the request`);
+      },
+    );
+  });
+
   test('after a lost answer, another body under the key, or the same body once its reference is spent, is a charge of its own', async () => {
     let lose = true;
     await watchingPutCob(

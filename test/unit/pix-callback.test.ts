@@ -32,7 +32,10 @@ test('past its deadline a callback asks nothing more: a 502 with what was confir
   assert.deepEqual(!read.ok && 'confirmed' in read ? read.confirmed : null, []);
   assert.equal(!read.ok && read.refusal.code, 'PROVIDER_ERROR');
   assert.deepEqual(warned, [
-    [{ asked: 4, items: 10, withinMs: 1_500 }, 'PIX callback: out of time before every Pix was confirmed; the PSP is told to call again'],
+    [
+      { phase: 'received', asked: 4, items: 10, withinMs: 1_500 },
+      'PIX callback: out of time before every Pix was confirmed; the PSP is told to call again',
+    ],
   ]);
 
   asked.length = 0;

@@ -46,13 +46,14 @@ export interface Confirming {
 const confirming_defaults: Confirming = { parallel: 8, withinMs: 20_000 };
 /** One callback's budget: its parallel calls, the performance.now() after which none starts, where it says so. */
 type Budget = { parallel: number; deadline: number; withinMs: number; log: InboundRequest['log'] };
+type Phase = 'received' | 'sent';
 
 /**
  * Each id's facts, asked of the provider by `confirm` (null: it failed, and said why in the log).
  * The facts keep the items' order. After a failure or past the deadline nothing more is asked: a
  * refusal, with the facts confirmed until then.
  */
-async function confirmEach<T>(items: T[], by: Budget, confirm: (item: T) => Promise<ProviderFact[] | null>): Promise<Confirmed> {
+async function confirmEach<T>(items: T[], phase: Phase, by: Budget, confirm: (item: T) => Promise<ProviderFact[] | null>): Promise<Confirmed> {
   const found: ProviderFact[][] = [];
   let next = 0;
   let stopped = false;
@@ -72,7 +73,7 @@ async function confirmEach<T>(items: T[], by: Budget, confirm: (item: T) => Prom
   await Promise.all(Array.from({ length: Math.min(by.parallel, items.length) }, worker));
   if (late)
     by.log.warn(
-      { asked: next, items: items.length, withinMs: by.withinMs },
+      { phase, asked: next, items: items.length, withinMs: by.withinMs },
       'PIX callback: out of time before every Pix was confirmed; the PSP is told to call again',
     );
   const confirmed = found.flatMap((facts) => facts ?? []);
@@ -80,7 +81,7 @@ async function confirmEach<T>(items: T[], by: Budget, confirm: (item: T) => Prom
 }
 
 function receivedFacts(connector: ApiPixConnector, installationId: string, ids: string[], by: Budget) {
-  return confirmEach(ids, by, async (id) => {
+  return confirmEach(ids, 'received', by, async (id) => {
     try {
       const pix = await connector.client.getPix(id);
       // A Pix the PSP does not know is not a payment, whatever the body said.
@@ -101,7 +102,7 @@ function sentFacts(payouts: EfiPayoutConnector | null, ids: string[], by: Budget
         return cashoutId === null ? [] : [{ idEnvio, cashoutId }];
       })
     : [];
-  return confirmEach(ours, by, async ({ idEnvio, cashoutId }) => {
+  return confirmEach(ours, 'sent', by, async ({ idEnvio, cashoutId }) => {
     try {
       // Null: Efí has no such sent Pix, whatever the body said.
       return (await payouts!.payoutFacts!(cashoutId)) ?? [];

@@ -70,12 +70,15 @@ const day_ms = 86_400_000;
 /**
  * The boleto an earlier attempt under the key registered with its reference, if it got that far.
  * Efí registers every one-step charge it is sent, so this is asked first; the reference is at most
- * 30 s old, so its boleto was made today or, just past midnight, yesterday.
+ * 30 s old, so its boleto was made today or, just past midnight, yesterday. Only one for this sale's
+ * amount and due date is its (a default due date counts from the day of the request).
  */
-async function registeredBefore(charges: EfiChargesClient, s: EfiBoletoSettings, customId: string): Promise<ChargeIssued | null> {
+async function registeredBefore(charges: EfiChargesClient, s: EfiBoletoSettings, input: BoletoInput, customId: string): Promise<ChargeIssued | null> {
   const now = s.clock.now();
   const days = { from: saoPauloDate(new Date(now.getTime() - day_ms)), to: saoPauloDate(now) };
-  const found = (await charges.boletosOf(customId, days)).filter((c) => c.customId === customId);
+  const found = (await charges.boletosOf(customId, days)).filter(
+    (c) => c.customId === customId && c.total === input.amountCents && c.expireAt === input.dueDate,
+  );
   return found.find((c) => c.status === 'waiting') ?? found[0] ?? null;
 }
 
@@ -87,7 +90,7 @@ export function efiBoletoConnector(client: EfiChargesClient, s: EfiBoletoSetting
       let issued: ChargeIssued;
       try {
         const body = chargeBody(input, s);
-        const before = input.reference?.kept ? await registeredBefore(connector.charges, s, body.metadata.custom_id) : null;
+        const before = input.reference?.kept ? await registeredBefore(connector.charges, s, input, body.metadata.custom_id) : null;
         // Only a payable boleto may be sold.
         if (before && before.status !== 'waiting')
           return { ok: false, reason: `Efí holds this boleto (charge ${before.chargeId}) as ${before.status}` };

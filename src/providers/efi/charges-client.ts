@@ -60,6 +60,10 @@ export interface ChargeDetail {
 /** A boleto charge as GET /v1/charges lists it. */
 export interface ChargeListed extends ChargeIssued {
   customId: string | null;
+  /** In cents. */
+  total: number;
+  /** The due date, YYYY-MM-DD. */
+  expireAt: string;
 }
 
 export interface EfiChargesClient {
@@ -103,29 +107,40 @@ function readIssued(body: unknown): ChargeIssued {
 
 const objectOr = (v: unknown): Obj => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {});
 
+/**
+ * Every entry must read as a boleto: the gateway lists only its own custom_id's billets, and one it
+ * cannot read is an error (asked again), never "nothing found" (a second boleto registered).
+ */
 function readList(body: unknown): ChargeListed[] {
   const d = data(body);
   if (!Array.isArray(d)) throw new AnswerError('data is not a list');
-  return d.flatMap((item, i) => {
-    const o = object(item, `data[${i}]`);
-    const payment = objectOr(o.payment);
-    const billet = objectOr(payment.banking_billet);
+  return d.map((item, i) => {
+    const at = `data[${i}]`;
+    const o = object(item, at);
+    const payment = object(o.payment, `${at}.payment`);
+    const billet = object(payment.banking_billet, `${at}.payment.banking_billet`);
     const barcode = text(billet.barcode);
-    // Carnets, cards and links share the list; a boleto is a charge with its banking_billet.
-    if (payment.payment_method !== 'banking_billet' || !barcode) return [];
+    const expireAt = text(billet.expire_at);
+    if (!barcode || !expireAt) throw new AnswerError(`${at}.payment.banking_billet lacks its barcode or expire_at`);
+    const status = text(o.status);
+    if (!status) throw new AnswerError(`${at}.status is missing`);
     const pix = objectOr(billet.pix ?? payment.pix);
-    return [
-      {
-        chargeId: integer(o.id, `data[${i}].id`),
-        customId: text(o.custom_id),
-        barcode,
-        pdfUrl: text(objectOr(billet.pdf).charge),
-        pixCode: text(pix.qrcode),
-        status: text(o.status) ?? '',
-      },
-    ];
+    return {
+      chargeId: integer(o.id, `${at}.id`),
+      customId: text(o.custom_id),
+      total: integer(o.total, `${at}.total`),
+      expireAt,
+      barcode,
+      pdfUrl: text(objectOr(billet.pdf).charge),
+      pixCode: text(pix.qrcode),
+      status,
+    };
   });
 }
+
+/** GET /v1/charges's query for one custom_id's boletos made between two São Paulo days. */
+export const boletoListQuery = (customId: string, days: { from: string; to: string }) =>
+  new URLSearchParams({ charge_type: 'billet', begin_date: days.from, end_date: days.to, date_of: 'creation', custom_id: customId });
 
 function readDetail(body: unknown): ChargeDetail {
   const d = object(data(body), 'data');
@@ -181,7 +196,7 @@ export function createEfiChargesClient(baseUrl: string, transport: PixTransport)
         method: 'GET',
         operation: 'GET /v1/charges',
         path: '/v1/charges',
-        query: new URLSearchParams({ charge_type: 'billet', begin_date: days.from, end_date: days.to, custom_id: customId }),
+        query: boletoListQuery(customId, days),
         idempotent: true,
         read: readList,
       }),

@@ -114,6 +114,7 @@ function listed(row: ChargeRow & { customer: unknown }, base: string) {
     total: row.total_cents,
     status: row.status,
     custom_id: row.custom_id,
+    // In Efí's format, in UTC where Efí writes São Paulo time, as the detail's: the gateway reads neither.
     created_at: row.created_at.toISOString().replace('T', ' ').slice(0, 19),
     customer: listedCustomer(row.customer),
     payment: {
