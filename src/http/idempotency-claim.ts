@@ -13,8 +13,8 @@
 import type { Db } from '../db/db.ts';
 import { groupWriterPer, waitingAsForAConnection } from '../db/group-write.ts';
 import { run, type Sql, sql } from '../db/sql.ts';
+import { type ProviderReference, reference_kept_ms } from '../domain/provider-reference.ts';
 import { randomAlphanumeric, randomBytes } from '../domain/random.ts';
-import { type ProviderReference, reference_kept_ms } from '../providers/ports.ts';
 
 export const claim_lease_ms = 3_000;
 // Renewed well before it lapses: two renewals may fail before another request can take the key over.

@@ -8,8 +8,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { one, run, type Sql, sql } from '../db/sql.ts';
+import type { ProviderReference } from '../domain/provider-reference.ts';
 import { type Refused, refusalError } from '../domain/result.ts';
-import type { ProviderReference } from '../providers/ports.ts';
 import {
   type Answer,
   AnsweredMeanwhile,

@@ -7,6 +7,7 @@ import type { TSchema } from 'typebox';
 import type { CardBrand } from '../domain/card.ts';
 import type { PixKeyType } from '../domain/pix-keys.ts';
 import type { ProviderFact, ProviderName } from '../domain/provider-facts.ts';
+import type { ProviderReference } from '../domain/provider-reference.ts';
 import type { Refusal, Refused, Result } from '../domain/result.ts';
 import type { ShippingInput } from '../domain/sale-request.ts';
 import type { PaymentMethod, TransactionEvent } from '../domain/transaction-states.ts';
@@ -33,16 +34,6 @@ export interface PixChargeInput {
    * the one already made, not a second.
    */
   reference: string | null;
-}
-
-// How long after it is drawn a reference still serves a retry of the same body: well inside the
-// shortest PIX charge's life (60 s), so the charge it finds is still payable.
-export const reference_kept_ms = 30_000;
-
-/** A keyed request's reference for its provider call; `kept`: an earlier attempt under the key drew it, and its call may have reached the provider. */
-export interface ProviderReference {
-  value: string;
-  kept: boolean;
 }
 
 /** A boleto sale to register: what the payer's bank slip and the issuer need. */

@@ -1,17 +1,10 @@
 import type { Queryable } from '../db/db.ts';
 import { one, run, sql } from '../db/sql.ts';
 import { cardFingerprint } from '../domain/card.ts';
+import { type ProviderReference, reference_kept_ms } from '../domain/provider-reference.ts';
 import { ok, type Result, refuse } from '../domain/result.ts';
 import type { SaleRequest } from '../domain/sale-request.ts';
-import {
-  type BoletoIssued,
-  operation,
-  type PixCharge,
-  type ProviderName,
-  type ProviderReference,
-  type Providers,
-  reference_kept_ms,
-} from '../providers/ports.ts';
+import { type BoletoIssued, operation, type PixCharge, type ProviderName, type Providers } from '../providers/ports.ts';
 import { qrPngDataUri } from '../qr/pix-qr.ts';
 import type { SaleRow } from './sale-writes.ts';
 

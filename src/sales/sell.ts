@@ -6,11 +6,12 @@
  */
 import type { AppContext } from '../context.ts';
 import { validationError } from '../domain/errors.ts';
+import type { ProviderReference } from '../domain/provider-reference.ts';
 import { ok, type Refused } from '../domain/result.ts';
 import { type SaleRequest, validateSaleRequest } from '../domain/sale-request.ts';
 import { idempotentWrite, type Written } from '../http/idempotent-write.ts';
 import { notificationUrlProblem } from '../notifications/target-url.ts';
-import type { ProviderReference } from '../providers/ports.ts';
+
 import { submitCardSale } from './card-payment.ts';
 import { type Prepared, plannedSale, prepareProvider } from './create-sale.ts';
 import { saleCreatedView } from './sale-view.ts';

@@ -73,13 +73,18 @@ function created(row: ChargeRow, base: string) {
   };
 }
 
+/** What the detail and the list say alike; created_at in Efí's format, in UTC where Efí writes São Paulo time (the gateway reads it nowhere). */
+const summary = (row: ChargeRow) => ({
+  total: row.total_cents,
+  status: row.status,
+  custom_id: row.custom_id,
+  created_at: row.created_at.toISOString().replace('T', ' ').slice(0, 19),
+});
+
 function detail(row: ChargeRow, base: string) {
   return {
     charge_id: row.charge_id,
-    total: row.total_cents,
-    status: row.status,
-    custom_id: row.custom_id,
-    created_at: row.created_at.toISOString().replace('T', ' ').slice(0, 19),
+    ...summary(row),
     notification_url: row.notification_url,
     items: [{ name: 'Venda', value: row.total_cents, amount: 1 }],
     history: row.history.map((h) => ({ message: `Cobrança ${h.status}`, created_at: h.at })),
@@ -111,11 +116,7 @@ function listedCustomer(customer: unknown) {
 function listed(row: ChargeRow & { customer: unknown }, base: string) {
   return {
     id: row.charge_id,
-    total: row.total_cents,
-    status: row.status,
-    custom_id: row.custom_id,
-    // In Efí's format, in UTC where Efí writes São Paulo time, as the detail's: the gateway reads neither.
-    created_at: row.created_at.toISOString().replace('T', ' ').slice(0, 19),
+    ...summary(row),
     customer: listedCustomer(row.customer),
     payment: {
       payment_method: 'banking_billet',
