@@ -11,7 +11,6 @@ import { ok, type Refused } from '../domain/result.ts';
 import { type SaleRequest, validateSaleRequest } from '../domain/sale-request.ts';
 import { idempotentWrite, type Written } from '../http/idempotent-write.ts';
 import { notificationUrlProblem } from '../notifications/target-url.ts';
-
 import { submitCardSale } from './card-payment.ts';
 import { type Prepared, plannedSale, prepareProvider } from './create-sale.ts';
 import { saleCreatedView } from './sale-view.ts';

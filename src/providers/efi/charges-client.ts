@@ -83,6 +83,8 @@ function object(value: unknown, path: string): Obj {
   return value as Obj;
 }
 const data = (body: unknown): unknown => object(body, 'answer').data;
+/** An optional object of the answer: empty when absent or not an object. */
+const objectOr = (v: unknown): Obj => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {});
 const text = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null);
 const integer = (v: unknown, path: string): number => {
   if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new AnswerError(`${path} is not an integer`);
@@ -94,8 +96,8 @@ function readIssued(body: unknown): ChargeIssued {
   const d = object(data(body), 'data');
   const barcode = text(d.barcode);
   if (!barcode) throw new AnswerError('data.barcode is missing');
-  const pix = typeof d.pix === 'object' && d.pix !== null ? (d.pix as Obj) : {};
-  const pdf = typeof d.pdf === 'object' && d.pdf !== null ? (d.pdf as Obj) : {};
+  const pix = objectOr(d.pix);
+  const pdf = objectOr(d.pdf);
   return {
     chargeId: integer(d.charge_id, 'data.charge_id'),
     barcode,
@@ -104,8 +106,6 @@ function readIssued(body: unknown): ChargeIssued {
     status: text(d.status) ?? 'waiting',
   };
 }
-
-const objectOr = (v: unknown): Obj => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {});
 
 /**
  * Every entry must read as a boleto: the gateway lists only its own custom_id's billets, and one it
@@ -146,7 +146,7 @@ function readDetail(body: unknown): ChargeDetail {
   const d = object(data(body), 'data');
   const status = text(d.status);
   if (!status) throw new AnswerError('data.status is missing');
-  const payment = typeof d.payment === 'object' && d.payment !== null ? (d.payment as Obj) : {};
+  const payment = objectOr(d.payment);
   return {
     chargeId: integer(d.charge_id, 'data.charge_id'),
     customId: text(d.custom_id),

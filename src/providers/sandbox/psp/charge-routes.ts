@@ -103,6 +103,8 @@ function detail(row: ChargeRow, base: string) {
   };
 }
 
+type RouteDeps = { charges: Charges; base: () => string; bearer: onRequestHookHandler };
+
 /** The customer as the list shows it: a person's name and CPF, or a company's name and CNPJ. */
 function listedCustomer(customer: unknown) {
   const c = isObj(customer) ? customer : {};
@@ -146,7 +148,7 @@ function history(row: ChargeRow) {
 }
 
 /** The list, filtered by custom_id: what the gateway asks to find a boleto an earlier attempt made. */
-function registerListRoute(app: FastifyInstance, o: { charges: Charges; base: () => string; bearer: onRequestHookHandler }): void {
+function registerListRoute(app: FastifyInstance, o: RouteDeps): void {
   const api = { onRequest: o.bearer };
   app.get<{ Querystring: Record<string, string | undefined> }>('/v1/charges', api, async (request, reply) => {
     const q = request.query;
@@ -165,7 +167,7 @@ function registerListRoute(app: FastifyInstance, o: { charges: Charges; base: ()
   });
 }
 
-export function registerChargeRoutes(app: FastifyInstance, o: { charges: Charges; base: () => string; bearer: onRequestHookHandler }): void {
+export function registerChargeRoutes(app: FastifyInstance, o: RouteDeps): void {
   const api = { onRequest: o.bearer };
   const id = (text: string) => (/^[1-9]\d{0,14}$/.test(text) ? Number(text) : null);
   const refusing = (reply: FastifyReply, e: unknown) => {
