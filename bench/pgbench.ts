@@ -35,6 +35,26 @@ export function postgresCpuUs(): number {
   return (ticks * 1_000_000) / clock_ticks_per_second;
 }
 
+/**
+ * The whole machine's CPU time from /proc/stat, in µs: `busy` (every process, the kernel's interrupts
+ * included) and `all` (busy + idle + waiting for I/O), summed over the cores. Busy per request served
+ * says what one request costs the machine, load generator included; the idle share, what was left unused.
+ */
+export function machineCpuUs(): { busy: number; all: number } {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal (guest time is inside user already)
+  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = f;
+  const busy = user + nice + system + irq + softirq + steal;
+  return { busy: (busy * 1_000_000) / clock_ticks_per_second, all: ((busy + idle + iowait) * 1_000_000) / clock_ticks_per_second };
+}
+
+/** Per request over a span of machine CPU readings: the machine's busy µs, and the share of its cores left idle. */
+export function machineShare(before: { busy: number; all: number }, after: { busy: number; all: number }, served: number) {
+  const busy = after.busy - before.busy;
+  const all = Math.max(1, after.all - before.all);
+  return { machineUsPerRequest: busy / Math.max(1, served), idleShare: 1 - busy / all };
+}
+
 /** pgbench on PATH, installed from Debian's packages when missing (CI and this machine run as root). */
 export function ensurePgbench(): boolean {
   if (spawnSync('pgbench', ['--version']).status === 0) return true;
@@ -58,20 +78,26 @@ INSERT INTO sale_items (transaction_id, title, unit_price, quantity, tangible) S
   balance: 'SELECT available, blocked FROM balances WHERE seller_id = :seller;\n',
 };
 
-/** Runs `script` for `seconds` over `connections` connections; transactions per second and PostgreSQL µs per transaction. */
+/**
+ * Runs `script` for `seconds` over `connections` connections: transactions per second, PostgreSQL µs
+ * per transaction, and the machine's (pgbench's own client included) with the idle share.
+ */
 export function pgbench(url: string, script: PgbenchScript, sellerId: number, connections: number, seconds: number) {
   const dir = mkdtempSync(join(tmpdir(), 'gw-pgbench-'));
   const file = join(dir, `${script}.sql`);
   writeFileSync(file, scripts[script]);
   const before = postgresCpuUs();
+  const machineBefore = machineCpuUs();
   const run = spawnSync(
     'pgbench',
     ['-n', '-M', 'prepared', '-c', String(connections), '-j', '2', '-T', String(seconds), '-D', `seller=${sellerId}`, '-f', file, url],
     { encoding: 'utf8', timeout: (seconds + 60) * 1000 },
   );
   const pgUs = postgresCpuUs() - before;
+  const machineAfter = machineCpuUs();
   const tps = Number(/tps = ([\d.]+) \(without initial connection time\)/.exec(run.stdout)?.[1]);
   const total = Number(/number of transactions actually processed: (\d+)/.exec(run.stdout)?.[1]);
   if (!Number.isFinite(tps) || !total) throw new Error(`pgbench ${script} failed: ${run.stderr || run.stdout}`);
-  return { tps, pgCpuUsPerOp: pgUs / total };
+  // pgbench's connection set-up is inside the span but not in its tps: its cost per op is a little high.
+  return { tps, pgCpuUsPerOp: pgUs / total, ...machineShare(machineBefore, machineAfter, total) };
 }

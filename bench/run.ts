@@ -11,7 +11,7 @@ import pg from 'pg';
 import { buildBrCode, newTxid } from '../src/domain/pix-brcode.ts';
 import { qrPngDataUri } from '../src/qr/pix-qr.ts';
 import type { BareName } from './bare-sql.ts';
-import { ensurePgbench, type PgbenchScript, pgbench, postgresCpuUs } from './pgbench.ts';
+import { ensurePgbench, machineCpuUs, machineShare, type PgbenchScript, pgbench, postgresCpuUs } from './pgbench.ts';
 
 const duration_s = Number(process.env.BENCH_SECONDS ?? 5);
 // Each figure is measured after this long under the same load: a gateway that has run for a while, as
@@ -98,6 +98,11 @@ interface Figures {
   cpuUsPerRequest: number;
   /** PostgreSQL's CPU per request (every postgres process on this machine): 0 on PGlite, which is in the gateway's. */
   pgCpuUsPerRequest: number;
+  /** autocannon's, in this process: it shares the two cores with the gateway, as pgbench's client does with PostgreSQL. */
+  loaderUsPerRequest: number;
+  /** The whole machine's busy CPU per request, and the share of its cores left idle meanwhile. */
+  machineUsPerRequest: number;
+  idleShare: number;
 }
 
 /** The server process's own CPU time (user + sys), in µs: steadier on a noisy machine than req/s. */
@@ -120,6 +125,8 @@ async function load(
 ): Promise<Figures> {
   const cpuBefore = await cpuOf(s);
   const pgBefore = postgresCpuUs();
+  const loaderBefore = process.cpuUsage();
+  const machineBefore = machineCpuUs();
   const r = await autocannon({
     url,
     connections: opts.connections ?? connections,
@@ -129,15 +136,29 @@ async function load(
     body: opts.body,
     ...(opts.requests ? { requests: opts.requests } : {}),
   });
+  const machineAfter = machineCpuUs();
+  const loader = process.cpuUsage(loaderBefore);
   const served = Math.max(1, r.requests.total);
   const cpuUsPerRequest = ((await cpuOf(s)) - cpuBefore) / served;
   const pgCpuUsPerRequest = s.embedded ? 0 : (postgresCpuUs() - pgBefore) / served;
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx, cpuUsPerRequest, pgCpuUsPerRequest };
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors,
+    non2xx: r.non2xx,
+    cpuUsPerRequest,
+    pgCpuUsPerRequest,
+    loaderUsPerRequest: (loader.user + loader.system) / served,
+    ...machineShare(machineBefore, machineAfter, served),
+  };
 }
 
 const fmt = (f: Figures) =>
   `${f.rps.toFixed(0).padStart(7)} req/s  p50 ${String(f.p50).padStart(3)} ms  p99 ${String(f.p99).padStart(3)} ms  cpu ${f.cpuUsPerRequest.toFixed(0).padStart(4)} µs/req` +
   `${f.pgCpuUsPerRequest ? `  pg ${f.pgCpuUsPerRequest.toFixed(0).padStart(4)} µs/req` : ''}${f.errors || f.non2xx ? `  (errors ${f.errors}, non-2xx ${f.non2xx})` : ''}`;
+const share = (f: { machineUsPerRequest: number; idleShare: number }) =>
+  `machine ${f.machineUsPerRequest.toFixed(0).padStart(4)} µs, idle ${(100 * f.idleShare).toFixed(0).padStart(2)} %`;
 const ops = (n: number) => `${n.toFixed(0).padStart(7)} ops/s`;
 const ratio = (a: number, b: number, target: string) => `${(a / b).toFixed(3)}   (target ${target})`;
 
@@ -180,6 +201,13 @@ async function figure(s: Server, seller: Seller, f: Figure, isKeyed: boolean): P
     const bare = pgbench(s.databaseUrl, f.script, seller.id, connections, duration_s);
     console.log(
       `    pgbench, bare SQL ${ops(bare.tps)}  pg ${bare.pgCpuUsPerOp.toFixed(0).padStart(4)} µs/op   ratio ${ratio(api.rps, bare.tps, f.target)}`,
+    );
+    // Where the cores went, each side's load generator included: the ratio is the machine's busy
+    // share over its CPU per request, the gateway's run against pgbench's. At the target ratio and
+    // pgbench's rate, the cores leave `budget` µs a request for everything, however well they are used.
+    const budget = (cpus().length * 1_000_000) / (Number(f.target.replace(/[^\d.]/g, '')) * bare.tps);
+    console.log(
+      `    cores: gateway run ${share(api)} (autocannon ${api.loaderUsPerRequest.toFixed(0)} µs); pgbench ${share(bare)}; at the target ≤ ${budget.toFixed(0)} µs a request`,
     );
   } else if (s.databaseUrl) console.log('    (pgbench missing and not installable: no bare-SQL ratio)');
   else if (f.bare) {
