@@ -17,6 +17,8 @@ export interface SaleSnapshot {
   refundPending: boolean;
   /** A capture of this sale's payment was already asked for (manual capture). */
   captureAsked: boolean;
+  /** The Pix that paid the sale, when one did. */
+  paidBy: string | null;
 }
 
 export interface RefundSnapshot {
@@ -82,7 +84,9 @@ export function planSaleFact(fact: Fact, sale: SaleSnapshot): FactPlan {
     case 'MED':
       return checked(sale, planDispute(sale, 'lost', 'MED'));
     case 'PIX_RECEIVED':
-      return planPixReceived(fact.amount, fact.endToEndId, sale);
+      return sale.paymentMethod === 'BOLETO'
+        ? planBoletoPix(fact.amount, fact.endToEndId, sale)
+        : planPixReceived(fact.amount, fact.endToEndId, sale);
     case 'BOLETO_STATUS':
       return planBoletoStatus(fact, sale);
     default:
@@ -175,6 +179,24 @@ function planPixReceived(amount: number, endToEndId: string, sale: SaleSnapshot)
 }
 
 /**
+ * The Pix of a boleto híbrido: the same money its issuer tells of as the boleto paid, so it pays a
+ * PENDENTE sale of that amount and, on a sale that payment already paid, only names the Pix. Any
+ * other is the issuer's payment the sale cannot take, returned by hand like the boleto's (11.4);
+ * a second Pix on a paid boleto is returned whole.
+ */
+function planBoletoPix(amount: number, endToEndId: string, sale: SaleSnapshot): FactPlan {
+  if (sale.status === 'PENDENTE') {
+    if (sale.amount !== amount)
+      return forOperator(`${amount} cents paid by the Pix of a boleto of ${sale.amount}: the money must be returned to the payer`);
+    return applied(['PAYMENT_CONFIRMED'], { naming: { paidBy: endToEndId } });
+  }
+  if (eventsToPaid(sale.status)?.length !== 0)
+    return forOperator(`the Pix of a boleto whose sale is ${sale.status}: the money must be returned to the payer`);
+  if (sale.paidBy === null) return applied([], { naming: { paidBy: endToEndId } });
+  return forOperator(`a second Pix for a boleto already paid by ${sale.paidBy}`, { followup: 'RETURN' });
+}
+
+/**
  * A boleto's charge as its issuer tells it: paid on a PENDENTE sale of that amount → PAGO; cancelled
  * or expired unpaid → CANCELADO. A payment the sale cannot take (no longer PENDENTE, another value)
  * is money the platform must return by hand: the operator's.
@@ -194,8 +216,11 @@ function planBoletoStatus(fact: Extract<Fact, { kind: 'BOLETO_STATUS' }>, sale: 
   return forOperator(`the issuer says the boleto was ${fact.status === 'canceled' ? 'cancelled' : 'not paid'} while the sale is ${sale.status}`);
 }
 
-/** A Pix whose txid names no sale of this gateway: returned whole. */
-export const unclaimedPix: FactPlan = forOperator('no sale has this txid', { followup: 'RETURN' });
+/**
+ * A Pix that matches no sale of this installation (another installation's on a shared PSP account,
+ * a Pix to the key without a txid): shown to the operator, never returned or credited on its own.
+ */
+export const unclaimedPix: FactPlan = forOperator("not this installation's");
 
 /** A fact about a payment no sale of this gateway has: the operator must see it (money may be at the provider). */
 export const unknownSale = (fact: Fact): FactPlan =>

@@ -41,8 +41,13 @@ export type Fact =
   | { kind: 'CHARGEBACK'; sale: SaleRef; step: DisputeStep }
   /** A PIX dispute (MED) that took the money back: lost. */
   | { kind: 'MED'; sale: SaleRef; devolucaoId: string; amount: number }
-  /** A Pix received, confirmed with the PSP: it pays the PENDENTE sale its txid names, or is returned whole. */
-  | { kind: 'PIX_RECEIVED'; endToEndId: string; txid: string | null; amount: number; paidAt: string }
+  /**
+   * A Pix received, confirmed with the PSP: it pays the PENDENTE sale its txid names (or the boleto
+   * whose Pix has the charge's location), or is returned whole when that sale cannot take it.
+   * `chargeLocation`: the location of a charge this installation did not name (a boleto's Pix, made
+   * by its issuer), when the PSP has one; absent in facts stored before it was read.
+   */
+  | { kind: 'PIX_RECEIVED'; endToEndId: string; txid: string | null; amount: number; paidAt: string; chargeLocation?: string | null }
   /** What became of our return of a Pix that paid nothing. */
   | { kind: 'PIX_RETURN'; endToEndId: string; status: 'SENT' | 'DONE' | 'REFUSED'; detail: string | null }
   /** How a sent Pix (a cashout's payout) stands at the PSP, as its own API describes it. */

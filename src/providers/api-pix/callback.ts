@@ -15,7 +15,7 @@ import { cashoutOfIdEnvio, type EfiPayoutConnector } from '../efi/connector.ts';
 import type { InboundEndpoint, InboundRequest } from '../ports.ts';
 import { ApiPixError } from './client/api-pix-client.ts';
 import type { ApiPixConnector } from './connector.ts';
-import { factsOfPix } from './facts.ts';
+import { receivedPixFacts } from './received-pix.ts';
 
 const Item = Type.Object({
   endToEndId: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9]{32}$' })),
@@ -85,7 +85,7 @@ function receivedFacts(connector: ApiPixConnector, installationId: string, ids: 
     try {
       const pix = await connector.client.getPix(id);
       // A Pix the PSP does not know is not a payment, whatever the body said.
-      return pix.endToEndId === id ? factsOfPix(pix, installationId) : [];
+      return pix.endToEndId === id ? await receivedPixFacts(connector.client, pix, installationId) : [];
     } catch (error) {
       if (error instanceof ApiPixError && error.status === 404) return [];
       by.log.warn({ err: error, endToEndId: id }, 'PIX callback: the PSP could not confirm this Pix');

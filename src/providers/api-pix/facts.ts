@@ -11,7 +11,11 @@ const med_naturezas = new Set(['MED_OPERACIONAL', 'MED_FRAUDE']);
 // A status the file does not list yet (an open enum) is one still under way.
 const return_status: Record<string, 'SENT' | 'DONE' | 'REFUSED'> = { EM_PROCESSAMENTO: 'SENT', DEVOLVIDO: 'DONE', NAO_REALIZADO: 'REFUSED' };
 
-export function factsOfPix(pix: Pix, installationId: string): ProviderFact[] {
+/**
+ * `chargeLocation`: where the charge the Pix paid lives, read from the PSP when its txid is not one
+ * this installation makes (a boleto's Pix, made by its issuer); null otherwise.
+ */
+export function factsOfPix(pix: Pix, installationId: string, chargeLocation: string | null = null): ProviderFact[] {
   const e2e = pix.endToEndId;
   const received: ProviderFact = {
     provider: 'api-pix',
@@ -23,6 +27,7 @@ export function factsOfPix(pix: Pix, installationId: string): ProviderFact[] {
       txid: pix.txid ?? null,
       amount: centsFromValor(pix.valor),
       paidAt: new Date(pix.horario).toISOString(),
+      chargeLocation,
     },
   };
   const devolucoes = (pix.devolucoes ?? []).map((d) => devolucaoFact(e2e, d, installationId));

@@ -10,8 +10,9 @@ import type { Job, JobLog } from '../../workers/job.ts';
 import { applyProviderFact } from '../events/apply-fact.ts';
 import { operation } from '../ports.ts';
 import type { ApiPixConnector } from './connector.ts';
-import { devolucaoFact, factsOfPix } from './facts.ts';
+import { devolucaoFact } from './facts.ts';
 import { refundDevolucaoId } from './keys.ts';
+import { receivedPixFacts } from './received-pix.ts';
 
 // With no window behind it yet, reconciliation looks back this far.
 const first_window_ms = 60 * 60_000;
@@ -96,7 +97,7 @@ export async function reconcileReceived(
   for await (const pix of connector.client.allPix({ inicio, fim })) {
     // Cut short, the window is not recorded as reconciled: the next round lists it again (each fact applies once).
     stopping?.throwIfAborted();
-    for (const fact of factsOfPix(pix, installationId)) {
+    for (const fact of await receivedPixFacts(connector.client, pix, installationId)) {
       const applied = await applyProviderFact(ctx, fact);
       if (applied.state === 'needs_operator')
         log?.error({ identity: fact.identity, kind: fact.fact.kind, reason: applied.reason }, 'provider event needs the operator');

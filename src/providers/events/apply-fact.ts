@@ -8,13 +8,13 @@
 import { applyPayoutFact } from '../../cashouts/payout-moves.ts';
 import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/db.ts';
-import { type FactPlan, planRefundFact, planSaleFact, unknownSale } from '../../domain/fact-plans.ts';
-import type { Fact, FactState, ProviderFact, SaleRef } from '../../domain/provider-facts.ts';
+import { type FactPlan, planRefundFact, planSaleFact, type SaleSnapshot, unknownSale } from '../../domain/fact-plans.ts';
+import type { Fact, FactState, ProviderFact } from '../../domain/provider-facts.ts';
 import { settleRefund } from '../../transactions/refund-moves.ts';
 import { moveTransaction } from '../../transactions/transitions.ts';
 import { sendFollowup } from './followups.ts';
 import { findByIdentity, heldOf, recordOnce, type Settled, type StoredEvent, setFollowup, settleEvent } from './store.ts';
-import { lockRefund, lockSale, lockSaleById, nameSale } from './subjects.ts';
+import { lockRefund, lockSale, lockSaleById, lockSaleOfPix, nameSale } from './subjects.ts';
 
 export interface AppliedFact {
   eventId: number | null;
@@ -64,10 +64,12 @@ export async function applyHeld(q: Queryable, transactionId: number, at: Date): 
   return owed;
 }
 
-const saleRefOf = (fact: Fact): SaleRef | null => {
-  if (fact.kind === 'PIX_RECEIVED') return { ids: fact.txid ? [fact.txid] : [], saleId: null, referenceSuffices: false };
-  return 'sale' in fact ? fact.sale : null;
-};
+/** The sale a fact concerns, found by what the provider named, across every connector for a received Pix. */
+async function saleOf(q: Queryable, event: StoredEvent, fact: Fact): Promise<SaleSnapshot | null> {
+  if (event.transaction_id !== null) return lockSaleById(q, Number(event.transaction_id));
+  if (fact.kind === 'PIX_RECEIVED') return lockSaleOfPix(q, fact.txid, fact.chargeLocation ?? null);
+  return 'sale' in fact ? lockSale(q, event.provider, fact.sale) : null;
+}
 
 const outcome = (plan: FactPlan, transactionId: number | null, refundId: number | null = null): Settled => ({
   state: plan.state,
@@ -101,8 +103,7 @@ async function applyStored(q: Queryable, event: StoredEvent, at: Date): Promise<
 }
 
 async function applySaleFact(q: Queryable, event: StoredEvent, fact: Fact, at: Date): Promise<Settled> {
-  const ref = saleRefOf(fact);
-  const sale = event.transaction_id !== null ? await lockSaleById(q, Number(event.transaction_id)) : ref && (await lockSale(q, event.provider, ref));
+  const sale = await saleOf(q, event, fact);
   if (!sale) return outcome(unknownSale(fact), null);
   const plan = planSaleFact(fact, sale);
   if (plan.state !== 'held') {
