@@ -1,6 +1,7 @@
 import type { Config } from './config.ts';
 import type { Db } from './db/db.ts';
 import type { Providers } from './providers/ports.ts';
+import type { SandboxLevers } from './providers/sandbox/ports.ts';
 
 export interface Clock {
   now(): Date;
@@ -23,6 +24,8 @@ export interface AppContext {
   clock: Clock;
   authenticator: KeyAuthenticator;
   providers: Providers;
+  /** The sandbox's levers (the /sandbox routes), each while the rail it plays is sandbox. */
+  sandbox: SandboxLevers;
   /** This database's installation id (CONTRACT §11.2), part of every key sent to a provider. */
   installationId: string;
   /** Keys the card fingerprint (HMAC), so equal cards match without the number being kept. */

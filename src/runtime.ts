@@ -39,6 +39,7 @@ export async function createContext(settings: Settings, clock: Clock = systemClo
       clock,
       authenticator,
       providers: rails.providers,
+      sandbox: rails.sandbox,
       installationId,
       rails,
       cardFingerprintKey: derive('card-fingerprint-v1'),

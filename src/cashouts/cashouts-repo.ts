@@ -20,6 +20,8 @@ export interface CashoutRow {
   external_id: string | null;
   /** The connector that pays it out. */
   provider: ProviderName;
+  /** The provider account that pays it out (CONTRACT §11). Null: made before accounts. */
+  account: string | null;
   provider_data: Record<string, unknown> | null;
   /** Why the PSP did not make the payout (CONTRACT §11.3), null otherwise. */
   failure_reason: string | null;

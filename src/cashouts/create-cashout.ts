@@ -3,10 +3,10 @@ import { one, run, sql } from '../db/sql.ts';
 import { cashoutCreatedPosting } from '../domain/cashout-postings.ts';
 import { type CashoutRequest, checkCashoutPolicy, type SellerCashoutSettings } from '../domain/cashout-request.ts';
 import type { FeeSchedule } from '../domain/fees.ts';
-import type { ProviderName } from '../domain/provider-facts.ts';
 import { ok, type Result, refuse } from '../domain/result.ts';
 import { platformSchedule } from '../fees/fee-settings.ts';
 import { postIfCovered } from '../ledger/postings.ts';
+import type { Account } from '../providers/ports.ts';
 import { findSeller } from '../sellers/sellers-repo.ts';
 import { type CashoutRow, cashoutMoney } from './cashouts-repo.ts';
 
@@ -25,7 +25,7 @@ export async function cashoutSettings(q: Queryable, sellerId: number, channel: C
 
 /**
  * Creates a PENDING cashout in the caller's transaction (CONTRACT §8 steps 4–8), to be paid by
- * `provider`. The debit is one conditional statement (postIfCovered): if the balance does not cover
+ * the payout `account`. The debit is one conditional statement (postIfCovered): if the balance does not cover
  * it, the refusal is answered and the caller's transaction (or savepoint) drops the row.
  */
 export async function createCashout(
@@ -33,7 +33,7 @@ export async function createCashout(
   sellerId: number,
   request: CashoutRequest,
   now: Date,
-  provider: ProviderName,
+  account: Account,
   channel: CashoutChannel = 'API',
 ): Promise<Result<CashoutRow>> {
   const checked = checkCashoutPolicy(request, await cashoutSettings(q, sellerId, channel));
@@ -41,10 +41,11 @@ export async function createCashout(
   const fees = checked.value;
   const r = await run<CashoutRow>(
     q,
-    // A PSP's payout is sent by its job, which looks at it from now on (the in-process sandbox has none).
-    sql`INSERT INTO cashouts (seller_id, status, amount, fee_fixed, fee_variable, fee_total, net_amount, pix_key, pix_key_type, created_at, updated_at, provider, next_check_at)
+    // A PSP's payout is sent by its job, which looks at it from now on.
+    sql`INSERT INTO cashouts (seller_id, status, amount, fee_fixed, fee_variable, fee_total, net_amount, pix_key, pix_key_type, created_at, updated_at,
+          provider, account, next_check_at)
         VALUES (${sellerId}, 'PENDING', ${request.amount}, ${fees.fixed}, ${fees.variable}, ${fees.total}, ${fees.net}, ${request.pixKey},
-          ${request.pixKeyType}, ${now}, ${now}, ${provider}, ${provider === 'sandbox' ? null : now}) RETURNING *`,
+          ${request.pixKeyType}, ${now}, ${now}, ${account.connector}, ${account.id}, ${now}) RETURNING *`,
   );
   const row = one(r);
   const debited = await postIfCovered(q, cashoutCreatedPosting(cashoutMoney(row)));

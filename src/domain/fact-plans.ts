@@ -29,6 +29,12 @@ export interface RefundSnapshot {
   paymentIds: string[];
 }
 
+export interface Naming {
+  externalId?: string;
+  paidBy?: string;
+  data?: Record<string, unknown>;
+}
+
 export interface FactPlan {
   state: FactState;
   /** Why it is held or needs the operator, in words; null when applied. */
@@ -36,8 +42,8 @@ export interface FactPlan {
   /** The moves of the sale, in order (none for a repeat, a hold, or most of what the operator must see). */
   events: TransactionEvent[];
   followup: Followup | null;
-  /** The payment the fact names becomes the sale's: its id, and the Pix that paid it. */
-  naming: { externalId?: string; paidBy?: string } | null;
+  /** The payment the fact names becomes the sale's: its id, the Pix that paid it, what the sale keeps of the provider's word. */
+  naming: Naming | null;
   /** A PENDING refund settled as the provider reported it. */
   settle: { status: 'SUCCEEDED' } | { status: 'FAILED'; reason: string } | null;
 }
@@ -73,6 +79,8 @@ export function planSaleFact(fact: Fact, sale: SaleSnapshot): FactPlan {
   switch (fact.kind) {
     case 'AUTHORISATION':
       return checked(sale, planAuthorisation(fact, sale));
+    case 'CARD_ANSWER':
+      return planCardAnswer(fact, sale);
     case 'CAPTURE':
       return checked(sale, planCapture(fact, sale));
     case 'CANCELLATION':
@@ -108,11 +116,33 @@ function planAuthorisation(fact: Extract<Fact, { kind: 'AUTHORISATION' }>, sale:
   }
   const paid = eventsToPaid(sale.status);
   if (paid === null) return forOperator(`authorised for a ${sale.status} sale: returned`, { followup: 'RETURN' });
-  const naming = { externalId: fact.paymentId };
+  const naming = { externalId: fact.paymentId, data: { authorised: true } };
   if (!fact.captureByGateway) return applied(paid, { naming });
   // Manual capture: the sale waits in EM_PROCESSAMENTO (or FALHA) for its capture.
   const waiting: TransactionEvent[] = sale.status === 'PENDENTE' ? ['SENT_TO_PROCESSOR'] : [];
   return applied(waiting, { naming, followup: paid.length > 0 && !sale.captureAsked ? 'CAPTURE' : null });
+}
+
+/**
+ * A processor's answer to the payment request moves only a sale still PENDENTE: a notification
+ * that got there first has said more. Authorised waits in EM_PROCESSAMENTO for the money's own word
+ * (the AUTHORISATION notification, or the capture the gateway then asks for).
+ */
+function planCardAnswer(fact: Extract<Fact, { kind: 'CARD_ANSWER' }>, sale: SaleSnapshot): FactPlan {
+  const authorised = fact.result === 'AUTHORISED';
+  const data = authorised ? { ...fact.data, authorised: true } : fact.data;
+  const naming = fact.paymentId === null ? { data } : { externalId: fact.paymentId, data };
+  if (sale.status !== 'PENDENTE') return applied([], { naming: fact.paymentId === null ? null : naming });
+  switch (fact.result) {
+    case 'AUTHORISED':
+      return applied(['SENT_TO_PROCESSOR'], { naming, followup: fact.captureByGateway && !sale.captureAsked ? 'CAPTURE' : null });
+    case 'REFUSED':
+      return applied(['SENT_TO_PROCESSOR', 'DECLINED'], { naming });
+    case 'PENDING':
+      return applied(['SENT_TO_PROCESSOR'], { naming });
+    case 'ERROR':
+      return applied(['PROCESSING_ERROR'], { naming });
+  }
 }
 
 function planCapture(fact: Extract<Fact, { kind: 'CAPTURE' }>, sale: SaleSnapshot): FactPlan {

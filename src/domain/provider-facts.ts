@@ -31,6 +31,20 @@ export type Fact =
       /** Manual capture: the gateway captures what is authorised (the connector's setting when it read the fact). */
       captureByGateway: boolean;
     }
+  /**
+   * A card processor's synchronous answer to a payment (Adyen's resultCode, or no answer): the
+   * payment authorised (PAGO follows its notification or capture), refused, left for the processor
+   * to decide later, or failed. `data`: what the sale keeps of it (never card data).
+   */
+  | {
+      kind: 'CARD_ANSWER';
+      sale: SaleRef;
+      paymentId: string | null;
+      result: 'AUTHORISED' | 'REFUSED' | 'PENDING' | 'ERROR';
+      /** Manual capture: the gateway captures what is authorised. */
+      captureByGateway: boolean;
+      data: Record<string, unknown>;
+    }
   /** A capture's outcome; the money is ours once captured. */
   | { kind: 'CAPTURE'; sale: SaleRef; paymentId: string; amount: number; currency: string; captured: boolean }
   /** An authorisation withdrawn before capture. */

@@ -1,14 +1,13 @@
 /**
  * The one place that knows every connector: each rail's settings read from the environment (each
- * connector's own loader), the connectors opened, and what the rest of the gateway gets of them: the
- * Providers port, their inbound endpoints and their jobs.
+ * connector's own loader), each rail's account opened with its connector, and what the rest of the
+ * gateway gets of them: the registry of ports, their inbound endpoints and their jobs.
  */
 import type { Config } from '../config.ts';
 import type { Env } from '../config-values.ts';
 import type { Db } from '../db/db.ts';
-import type { ProviderName } from '../domain/provider-facts.ts';
-import type { PaymentMethod } from '../domain/transaction-states.ts';
 import type { Job } from '../workers/job.ts';
+import { accountOf, recordAccounts, sandboxAccount } from './accounts.ts';
 import { type CardRailConfig, loadCardRailConfig } from './adyen/config.ts';
 import { type AdyenConnector, adyenConnector } from './adyen/connector.ts';
 import { createAdyenFollowupJob } from './adyen/followup-job.ts';
@@ -26,10 +25,13 @@ import { type BoletoRailConfig, loadBoletoRailConfig, loadPayoutRailConfig, type
 import { type EfiPayoutConnector, efiPayoutConnector } from './efi/connector.ts';
 import { createPayoutJob } from './efi/payout-job.ts';
 import { createEfiPixSendClient } from './efi/pix-send-client.ts';
+import { sentPixCallback } from './efi/sent-callback.ts';
 import { createFollowupJob, heldFactsJob } from './events/jobs.ts';
-import type { Connector, InboundEndpoint, Providers } from './ports.ts';
+import type { InboundEndpoint, Providers } from './ports.ts';
+import { createRegistry } from './registry.ts';
 import { cardAutopilotJob, payoutAutopilotJob } from './sandbox/autopilot.ts';
-import { sandboxConnector } from './sandbox/processors.ts';
+import { type SandboxLevers, sandboxBoletoIssuer, sandboxLevers, sandboxPixPsp } from './sandbox/ports.ts';
+import { sandboxCardProcessor } from './sandbox/processors.ts';
 import { type SandboxPsp, startSandboxPsp } from './sandbox/psp/index.ts';
 
 /** What the environment says of each rail (CONTRACT §11). */
@@ -54,11 +56,13 @@ export interface Rails {
   providers: Providers;
   jobs: Job[];
   apiPix: ApiPixConnector;
-  /** The embedded PSP (PIX_PROVIDER=sandbox), its state in the database; null with a real PSP. */
+  /** The embedded PSP (a rail is sandbox), its state in the database; null when every rail is real. */
   psp: SandboxPsp | null;
   adyen: AdyenConnector | null;
   efi: EfiPayoutConnector;
   efiBoleto: EfiBoletoConnector;
+  /** The sandbox's levers (a payer's bank), each while the rail it plays is sandbox. */
+  sandbox: SandboxLevers;
 }
 
 interface Deps {
@@ -83,7 +87,7 @@ async function openSandboxPsp(settings: RailSettings, { config, db, clock }: Dep
   });
 }
 
-/** The boleto connector: Efí's Cobranças API, or the embedded PSP's through the same connector. */
+/** The boleto issuer: Efí's Cobranças API, or the embedded PSP's through the same connector. */
 function openBoletos(boleto: BoletoRailConfig, psp: SandboxPsp | null, { installationId, clock }: Deps, listening: () => string | null) {
   const notificationUrl = () => {
     const base = boleto.webhookBaseUrl ?? listening();
@@ -98,31 +102,22 @@ function openBoletos(boleto: BoletoRailConfig, psp: SandboxPsp | null, { install
     ca: boleto.efi?.ca,
     grantBody: 'json',
   });
+  const account = boleto.efi ? accountOf('efi', boleto.efi.baseUrl, boleto.efi.clientId) : sandboxAccount('efi');
   return {
-    efiBoleto: efiBoletoConnector(createEfiChargesClient(baseUrl, transport), {
-      installationId,
-      clock,
-      notificationUrl,
-      sandbox: boleto.provider === 'sandbox',
-    }),
+    efiBoleto: efiBoletoConnector(createEfiChargesClient(baseUrl, transport), { installationId, clock, notificationUrl }, account),
     boletoTransport: transport,
   };
 }
 
 /** The API Pix connector, to a real PSP or to the embedded one. */
 function openApiPix(pix: ApiPixConfig, psp: SandboxPsp | null, { config, installationId }: Deps): ApiPixConnector {
-  const sandbox = pix.provider === 'sandbox';
-  const connection = sandbox ? { baseUrl: psp!.apiUrl, tokenUrl: psp!.tokenUrl, clientId: psp!.clientId, clientSecret: psp!.clientSecret } : pix.api!;
-  return apiPixConnector(connection, {
-    installationId,
-    receiverKey: config.pixReceiverKey,
-    merchantName: config.pixMerchantName,
-    merchantCity: config.pixMerchantCity,
-    sandbox,
-  });
+  const connection = pix.api ?? { baseUrl: psp!.apiUrl, tokenUrl: psp!.tokenUrl, clientId: psp!.clientId, clientSecret: psp!.clientSecret };
+  const account = pix.api ? accountOf('api-pix', pix.api.baseUrl, pix.api.clientId) : sandboxAccount('api-pix');
+  const settings = { installationId, receiverKey: config.pixReceiverKey, merchantName: config.pixMerchantName, merchantCity: config.pixMerchantCity };
+  return apiPixConnector(connection, settings, account);
 }
 
-/** The payout connector: Efí itself, or the embedded PSP through the same connector. */
+/** The payout sender: Efí itself, or the embedded PSP through the same connector. */
 function openPayouts(payout: PayoutRailConfig, psp: SandboxPsp | null, apiPix: ApiPixConnector | null, installationId: string) {
   // One transport per PSP: with the embedded PSP on both rails, the API Pix client's connections and token serve the sends too.
   const sendTransport = payout.efi
@@ -130,58 +125,46 @@ function openPayouts(payout: PayoutRailConfig, psp: SandboxPsp | null, apiPix: A
     : apiPix
       ? apiPix.client.transport
       : createPixTransport({ baseUrl: psp!.efiUrl, tokenUrl: psp!.tokenUrl, clientId: psp!.clientId, clientSecret: psp!.clientSecret });
-  const efi = efiPayoutConnector(createEfiPixSendClient(payout.efi?.baseUrl ?? psp!.efiUrl, sendTransport), {
-    payerKey: payout.payerKey,
-    installationId,
-  });
-  return { efi, sendTransport };
+  const account = payout.efi ? accountOf('efi', payout.efi.baseUrl, payout.efi.clientId) : sandboxAccount('efi');
+  const client = createEfiPixSendClient(payout.efi?.baseUrl ?? psp!.efiUrl, sendTransport);
+  return { efi: efiPayoutConnector(client, { payerKey: payout.payerKey, installationId }, account), sendTransport };
 }
 
 export async function openRails(settings: RailSettings, deps: Deps): Promise<Rails> {
   const { config, installationId } = deps;
-  const pix = settings.pixRail;
-  const payout = settings.payoutRail;
+  const { pixRail: pix, payoutRail: payout, boletoRail } = settings;
   const psp = await openSandboxPsp(settings, deps);
   const apiPix = openApiPix(pix, psp, deps);
-  const adyen = settings.cardRail.adyen ? adyenConnector(settings.cardRail.adyen, installationId) : null;
+  const adyen = settings.cardRail.adyen
+    ? adyenConnector(
+        settings.cardRail.adyen,
+        installationId,
+        accountOf('adyen', settings.cardRail.adyen.checkoutUrl, settings.cardRail.adyen.merchantAccount),
+      )
+    : null;
   const { efi, sendTransport } = openPayouts(payout, psp, pix.provider === 'sandbox' ? apiPix : null, installationId);
   let listening: string | null = null;
-  const boletoRail = settings.boletoRail;
   const { efiBoleto, boletoTransport } = openBoletos(boletoRail, psp, deps, () => listening);
-  const connectors: Record<ProviderName, Connector | null> = {
-    sandbox: sandboxConnector(),
-    'api-pix': apiPix,
-    adyen,
-    // One Efí connector: payouts (its Pix API) and boletos (its Cobranças API), each on its own client.
-    efi: { ...efi, ...efiBoleto },
-  };
+  // The sandbox mode stands for the payer's bank where a real PSP would need the operator (CONTRACT §5a, §11.4).
+  const pixPsp = pix.provider === 'sandbox' ? sandboxPixPsp(apiPix) : apiPix;
+  const issuer = boletoRail.provider === 'sandbox' ? sandboxBoletoIssuer(efiBoleto) : efiBoleto;
+  const card = adyen ?? sandboxCardProcessor();
+  const rails = { PIX: pixPsp, CREDIT_CARD: card, DEBIT_CARD: card, BOLETO: issuer, PAYOUT: efi };
+  await recordAccounts(deps.db, { pix: pixPsp.account, card: card.account, boleto: issuer.account, payout: efi.account });
 
   const webhookUrl = () => {
     const base = pix.webhookBaseUrl ?? listening;
     return base === null ? null : `${base}/providers/pix/${pix.webhookSecret}`;
   };
   const inbound: InboundEndpoint[] = [
-    pixCallback(apiPix, pix.webhookSecret, installationId, efi),
+    // One URL for the key's Pix received and, at Efí, the payouts' sent Pix: each port confirms its own.
+    pixCallback(pixPsp, pix.webhookSecret, sentPixCallback(efi)),
     chargeNotifications(efiBoleto, boletoRail.webhookSecret, installationId),
     ...(adyen ? [adyenNotifications(adyen.connection)] : []),
   ];
-  const rails: Record<PaymentMethod | 'PAYOUT', ProviderName> = {
-    PIX: 'api-pix',
-    CREDIT_CARD: adyen ? 'adyen' : 'sandbox',
-    DEBIT_CARD: adyen ? 'adyen' : 'sandbox',
-    BOLETO: 'efi',
-    PAYOUT: 'efi',
-  };
-  const providers: Providers = {
+  const providers = createRegistry({
     rails,
-    connector(name) {
-      const connector = connectors[name];
-      if (!connector) throw new Error(`the ${name} connector is not configured in this process`);
-      return connector;
-    },
     inbound,
-    sandboxPix: psp && { pay: (txid, amountCents) => psp.pay(txid, amountCents) },
-    sandboxBoleto: boletoRail.provider === 'sandbox' && psp ? { pay: (chargeId, amountCents) => psp.payBoleto(chargeId, amountCents) } : null,
     listeningAt(baseUrl) {
       listening = baseUrl.replace(/\/+$/, '');
     },
@@ -192,7 +175,7 @@ export async function openRails(settings: RailSettings, deps: Deps): Promise<Rai
       if (sendTransport !== apiPix.client.transport) await sendTransport.close();
       await boletoTransport.close();
     },
-  };
+  });
   const jobs: Job[] = [
     heldFactsJob,
     createFollowupJob(pix.reconcileSeconds * 1000),
@@ -202,5 +185,6 @@ export async function openRails(settings: RailSettings, deps: Deps): Promise<Rai
     ...(adyen ? [createAdyenFollowupJob(adyen)] : []),
     ...(config.sandboxAutopilot ? [cardAutopilotJob, payoutAutopilotJob] : []),
   ];
-  return { providers, jobs, apiPix, psp, adyen, efi, efiBoleto };
+  const sandbox = sandboxLevers(psp, { pix: pix.provider === 'sandbox' ? pixPsp : null, boleto: boletoRail.provider === 'sandbox' ? issuer : null });
+  return { providers, jobs, apiPix, psp, adyen, efi, efiBoleto, sandbox };
 }

@@ -1,7 +1,8 @@
 /**
- * What the gateway asks of payment providers (CONTRACT §11): one connector interface for every rail,
- * outbound operations and inbound messages turned into provider facts. The rest of the gateway sees
- * these ports only; each connector lives in its own folder beside this file.
+ * What the gateway asks of payment providers (CONTRACT §11): one port per capability (a PIX PSP, a
+ * card processor, a boleto issuer, a payout sender), each implemented whole by a connector for one
+ * account, and inbound messages turned into provider facts. The rest of the gateway sees these
+ * ports only; each connector lives in its own folder beside this file.
  */
 import type { TSchema } from 'typebox';
 import type { CardBrand } from '../domain/card.ts';
@@ -10,7 +11,7 @@ import type { ProviderFact, ProviderName } from '../domain/provider-facts.ts';
 import type { ProviderReference } from '../domain/provider-reference.ts';
 import type { Refusal, Refused, Result } from '../domain/result.ts';
 import type { ShippingInput } from '../domain/sale-request.ts';
-import type { PaymentMethod, TransactionEvent } from '../domain/transaction-states.ts';
+import type { PaymentMethod } from '../domain/transaction-states.ts';
 
 export type { ProviderName } from '../domain/provider-facts.ts';
 
@@ -74,14 +75,6 @@ export interface CardSubmission {
   customer: { name: string; email: string; document: string | null; phone: string | null };
   shipping: { street: string; number: string; city: string; state: string; zipCode: string } | null;
 }
-/** What the processor answered: the moves to apply to the PENDENTE sale, and what to keep with it. */
-export interface CardVerdict {
-  /** The processor's id for the payment; null when it gave none (the sale keeps its reference). */
-  externalId: string | null;
-  events: TransactionEvent[];
-  /** Kept with the sale; `error` says what did not go as planned (the processor's notifications repeat its word). */
-  providerData: Record<string, unknown>;
-}
 
 /** A cashout to pay: its net amount to the seller's key (CONTRACT §8, §11.3). */
 export interface PayoutInput {
@@ -105,10 +98,12 @@ export interface RefundInput {
   pixEndToEndId: string | null;
 }
 
-/** What a connector is asked to withdraw: a charge nobody may pay any more, or money a sale cannot take. */
-export type CancelTarget =
-  | { kind: 'charge'; saleId: number; externalId: string }
-  | { kind: 'payment'; paymentId: string; amountCents: number; key?: string };
+/** A payment given back whole, that a sale cannot take (a Pix devolução, an Adyen reversal); `key` when not the connector's usual one. */
+export interface GiveBack {
+  paymentId: string;
+  amountCents: number;
+  key?: string;
+}
 /** SENT: the provider took it and will say how it ended; DONE; REFUSED for good (the operator sees why). */
 export interface CancelOutcome {
   status: 'SENT' | 'DONE' | 'REFUSED';
@@ -116,31 +111,112 @@ export interface CancelOutcome {
 }
 
 /**
- * One provider's connector. Each implements the operations its rail has; every call is made
- * outside any database transaction, after what it concerns is persisted, and is idempotent by a
- * key that carries the installation's id (a retry after a lost answer never moves money twice).
+ * An account (CONTRACT §11): a connector with its credentials, named by a stable id derived from
+ * the connector and the account's own identity at the provider (never a secret). Sales, refunds
+ * and cashouts record it, and everything after goes to it, whatever is configured today.
  */
-export interface Connector {
-  readonly name: ProviderName;
-  /** PIX: the charge a sale is written with (a dynamic one is a PSP call, made before the write); a PSP that did not make it says why. */
-  charge?(input: PixChargeInput): Promise<{ ok: true; charge: PixCharge } | { ok: false; reason: string }>;
-  /** Boleto: registered before the sale is written (its id drawn first); an issuer that refused says why. */
-  issueBoleto?(input: BoletoInput): Promise<{ ok: true; boleto: BoletoIssued } | { ok: false; reason: string }>;
-  /** Boleto: how its charge stands at the issuer (reconciliation). Throws when it cannot be asked. */
-  boletoFacts?(chargeId: string): Promise<ProviderFact[]>;
-  /** Cards, at the sale's write (sync): the reference kept with it. The number is seen here and never stored. */
-  reference?(input: { amountCents: number; installments: number; brand: CardBrand; number: string }): CardReference;
-  /** Cards, after the write: a processor that decides over the network. Never throws: unreachable is a verdict too. */
-  authorise?(sale: CardSubmission): Promise<CardVerdict>;
+export interface Account {
+  readonly id: string;
+  readonly connector: ProviderName;
+}
+
+/**
+ * The capability ports. A connector implements each capability it has completely; every call is
+ * made outside any database transaction, after what it concerns is persisted, and is idempotent by
+ * a key that carries the installation's id (a retry after a lost answer never moves money twice).
+ * `sync` reads one subject back from the provider and answers what its record says, as facts.
+ */
+export interface PixPsp {
+  readonly capability: 'PIX';
+  readonly account: Account;
+  /** The charge a sale is written with (a dynamic one is a PSP call, made before the write); a PSP that did not make it says why. */
+  charge(input: PixChargeInput): Promise<{ ok: true; charge: PixCharge } | { ok: false; reason: string }>;
+  /** Removes a charge nobody may pay any more; removed or paid already is DONE. */
+  removeCharge(txid: string): Promise<CancelOutcome>;
+  /** A devolução of the Pix that paid the sale. Throws when the PSP could not be reached: sent again later. */
+  refund(input: RefundInput): Promise<RefundOutcome>;
+  /** Returns whole a Pix that paid nothing. */
+  giveBack(payment: GiveBack): Promise<CancelOutcome>;
+  /** The Pix `endToEndId` as the PSP records it, and its devoluções; [] when the PSP has none. Throws when it cannot be asked. */
+  sync(endToEndId: string): Promise<ProviderFact[]>;
+}
+
+export interface CardProcessor {
+  readonly capability: 'CARD';
+  readonly account: Account;
+  /** At the sale's write (sync): the reference kept with it. The number is seen here and never stored. */
+  reference(input: { amountCents: number; installments: number; brand: CardBrand; number: string }): CardReference;
+  /** After the write: the processor's word on the payment, as facts (none when it decides later). Never throws. */
+  authorise(sale: CardSubmission): Promise<ProviderFact[]>;
   /** Captures an authorised payment (manual capture); DONE's detail is the capture's reference. */
-  capture?(payment: { saleId: number; paymentId: string; amountCents: number }): Promise<{ status: 'DONE' | 'REFUSED'; detail: string }>;
-  /** Returns a sale's cents to the payer. Throws when the provider could not be reached: sent again later. */
-  refund?(input: RefundInput): Promise<RefundOutcome>;
-  cancel?(target: CancelTarget): Promise<CancelOutcome>;
+  capture(payment: { saleId: number; paymentId: string; amountCents: number }): Promise<{ status: 'DONE' | 'REFUSED'; detail: string }>;
+  refund(input: RefundInput): Promise<RefundOutcome>;
+  /** Reverses a payment the sale cannot take (cancelled if uncaptured, refunded otherwise). */
+  giveBack(payment: GiveBack): Promise<CancelOutcome>;
+  /**
+   * The payment as the processor records it, as facts; null for a processor that cannot be asked
+   * (Adyen's Checkout API has no read of a payment: its notifications are its record).
+   */
+  sync(sale: { saleId: number; paymentId: string }): Promise<ProviderFact[] | null>;
+}
+
+export interface BoletoIssuer {
+  readonly capability: 'BOLETO';
+  readonly account: Account;
+  /** Registered before the sale is written (its id drawn first); an issuer that refused says why. */
+  issue(input: BoletoInput): Promise<{ ok: true; boleto: BoletoIssued } | { ok: false; reason: string }>;
+  /** Cancels the charge of a sale that can no longer be paid; REFUSED when it is paid or gone. */
+  cancel(chargeId: string): Promise<CancelOutcome>;
+  /** Returns a paid boleto's cents (an issuer that cannot by API says so: FAILED with the reason). */
+  refund(input: RefundInput): Promise<RefundOutcome>;
+  /** How its charge stands at the issuer. Throws when it cannot be asked. */
+  sync(chargeId: string): Promise<ProviderFact[]>;
+}
+
+export interface PayoutSender {
+  readonly capability: 'PAYOUT';
+  readonly account: Account;
   /** Sends a cashout (again, with the same key, when a round left it PENDING); never throws. */
-  payout?(input: PayoutInput): Promise<PayoutAttempt>;
-  /** How a cashout's payout stands at the provider; null when the provider never had it. Throws when it cannot be asked. */
-  payoutFacts?(cashoutId: number): Promise<ProviderFact[] | null>;
+  send(input: PayoutInput): Promise<PayoutAttempt>;
+  /** The cashout's payout at the provider; null when the provider never had it. Throws when it cannot be asked. */
+  sync(cashoutId: number): Promise<ProviderFact[] | null>;
+  /** The cashout a payout reference of this installation names (a callback's idEnvio); null when it is not ours. */
+  cashoutOf(reference: string): number | null;
+}
+
+export type Port = PixPsp | CardProcessor | BoletoIssuer | PayoutSender;
+/** The ports a sale is made with: each refunds what it took. */
+export type SalePort = PixPsp | CardProcessor | BoletoIssuer;
+export type Capability = Port['capability'];
+export type PortOf<C extends Capability> = Extract<Port, { capability: C }>;
+
+/** The port each rail is made with. */
+export interface RailPorts {
+  PIX: PixPsp;
+  CREDIT_CARD: CardProcessor;
+  DEBIT_CARD: CardProcessor;
+  BOLETO: BoletoIssuer;
+  PAYOUT: PayoutSender;
+}
+
+/** The capability each payment method is made with. */
+export const CAPABILITY_OF: Readonly<Record<PaymentMethod | 'PAYOUT', Capability>> = {
+  PIX: 'PIX',
+  CREDIT_CARD: 'CARD',
+  DEBIT_CARD: 'CARD',
+  BOLETO: 'BOLETO',
+  PAYOUT: 'PAYOUT',
+};
+
+/** An account a transaction, refund or cashout was made with that this process no longer has (CONTRACT §11). */
+export class AccountNotConfigured extends Error {
+  constructor(
+    readonly capability: Capability,
+    readonly account: string,
+  ) {
+    super(`account ${account} not configured`);
+    this.name = 'AccountNotConfigured';
+  }
 }
 
 /** A provider's message as it arrives, for an inbound endpoint. */
@@ -170,25 +246,28 @@ export interface InboundEndpoint {
   answer(body: unknown): { contentType: string; body: unknown };
 }
 
-/** The connectors of this process: every rail chosen by configuration, and what reaches them. */
+/**
+ * The registry of this process (capability → account → port): the account new payments of each
+ * method and new cashouts are made with, and every account configured. Whatever was made with an
+ * account goes to that account's port; one that is not configured fails, never goes elsewhere.
+ */
 export interface Providers {
-  /** The provider of new payments of each method, and of new cashouts. */
-  readonly rails: Readonly<Record<PaymentMethod | 'PAYOUT', ProviderName>>;
-  /** The connector of a provider (the one recorded on a transaction or cashout). */
-  connector(name: ProviderName): Connector;
+  /** The account of new payments of each method, and of new cashouts. */
+  readonly rails: Readonly<Record<PaymentMethod | 'PAYOUT', string>>;
+  /** The port of `account`; throws AccountNotConfigured. */
+  port<C extends Capability>(capability: C, account: string): PortOf<C>;
+  /** The port new payments of `method` (or new cashouts) are made with. */
+  rail<M extends keyof RailPorts>(method: M): RailPorts[M];
+  /** Every configured port of a capability (the jobs that read each account back). */
+  all<C extends Capability>(capability: C): PortOf<C>[];
+  /**
+   * Another account (a second PSP, a test's processor): one line, and it takes part like the
+   * configured ones; with `rail`, new payments of those methods are made with it from then on (as
+   * after a change of configuration), while what was made before stays with its own account.
+   */
+  add(port: Port, options?: { rail?: (keyof RailPorts)[] }): void;
   readonly inbound: readonly InboundEndpoint[];
-  /** The embedded PSP's lever (sandbox only): a payer's bank paying a charge. */
-  readonly sandboxPix: { pay(txid: string, amountCents: number): Promise<{ endToEndId: string; valor: string; horario: string }> } | null;
-  /** The embedded PSP's lever for boletos (BOLETO_PROVIDER=sandbox): a bank paying a charge. */
-  readonly sandboxBoleto: { pay(chargeId: number, amountCents?: number): Promise<void> } | null;
   /** This process's own address, the callback base when no public one is configured. */
   listeningAt(baseUrl: string): void;
   close(): Promise<void>;
-}
-
-/** The connector's operation, or a bug: the rail was configured with a connector that lacks it. */
-export function operation<K extends keyof Connector>(connector: Connector, name: K): NonNullable<Connector[K]> {
-  const op = connector[name];
-  if (typeof op !== 'function') throw new Error(`the ${connector.name} connector has no ${String(name)} operation`);
-  return op.bind(connector) as NonNullable<Connector[K]>;
 }

@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.ts';
-import { operation } from '../providers/ports.ts';
+import { AccountNotConfigured } from '../providers/ports.ts';
+import { portOfSale } from '../providers/registry.ts';
 import { settleRefund } from '../transactions/refund-moves.ts';
 import { findRefund, markRefundTried, type RefundRow, setProviderRef, unsentRefunds } from '../transactions/refunds-repo.ts';
 import { findTransaction } from '../transactions/transactions-repo.ts';
@@ -14,10 +15,15 @@ import type { Job } from '../workers/job.ts';
 export async function dispatchRefund(ctx: AppContext, refund: RefundRow): Promise<RefundRow> {
   const sale = await findTransaction(ctx.db, Number(refund.transaction_id));
   if (!sale) throw new Error(`refund ${refund.id}: its transaction is gone`);
-  const outcome = await operation(
-    ctx.providers.connector(sale.provider),
-    'refund',
-  )({
+  let port: ReturnType<typeof portOfSale>;
+  try {
+    // The sale's own account, whatever is configured today (CONTRACT §11).
+    port = portOfSale(ctx.providers, { account: refund.account ?? sale.account, provider: sale.provider, payment_method: sale.payment_method });
+  } catch (error) {
+    if (!(error instanceof AccountNotConfigured)) throw error;
+    return settleRefund(ctx.db, Number(refund.id), { status: 'FAILED', reason: error.message }, ctx.clock.now());
+  }
+  const outcome = await port.refund({
     refundId: Number(refund.id),
     amountCents: Number(refund.amount),
     transactionId: sale.id,

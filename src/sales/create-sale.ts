@@ -4,7 +4,7 @@ import { cardFingerprint } from '../domain/card.ts';
 import { type ProviderReference, reference_kept_ms } from '../domain/provider-reference.ts';
 import { ok, type Result, refuse } from '../domain/result.ts';
 import type { SaleRequest } from '../domain/sale-request.ts';
-import { type BoletoIssued, operation, type PixCharge, type ProviderName, type Providers } from '../providers/ports.ts';
+import type { Account, BoletoIssued, PixCharge, Providers } from '../providers/ports.ts';
 import { qrPngDataUri } from '../qr/pix-qr.ts';
 import type { SaleRow } from './sale-writes.ts';
 
@@ -32,15 +32,18 @@ export interface CreatedBoleto {
   pix: { key: string; qrCodeBase64: string } | null;
 }
 
-/** What a sale's provider made before the write: a PIX charge, or a registered boleto and the sale id it carries. */
+/**
+ * What a sale's provider made before the write, and the account that made it: a PIX charge, or a
+ * registered boleto and the sale id it carries.
+ */
 export type Prepared =
-  | { pix: PixCharge; boleto: null }
-  | { pix: null; boleto: { saleId: number; issued: BoletoIssued } }
-  | { pix: null; boleto: null };
+  | { pix: PixCharge; boleto: null; account: Account }
+  | { pix: null; boleto: { saleId: number; issued: BoletoIssued }; account: Account }
+  | { pix: null; boleto: null; account: null };
 
 interface MethodFields {
   id: number | null;
-  provider: ProviderName;
+  account: Account;
   card: { brand: string; lastFour: string; bin: string; fingerprint: string } | null;
   pix: { code: string; txid: string; expiresAt: Date | null; charge: PixCharge['charge'] } | null;
   boleto: { code: string; barcode: string; dueDate: string; pdfUrl: string | null; pixCode: string | null } | null;
@@ -63,12 +66,10 @@ export async function prepareProvider(
   reference: ProviderReference | null,
 ): Promise<Result<Prepared>> {
   if (sale.paymentMethod === 'BOLETO') return prepareBoleto(q, deps, sale, reference);
-  if (sale.paymentMethod !== 'PIX') return ok({ pix: null, boleto: null });
+  if (sale.paymentMethod !== 'PIX') return ok({ pix: null, boleto: null, account: null });
   const document = sale.customer.document;
-  const charged = await operation(
-    deps.providers.connector(deps.providers.rails.PIX),
-    'charge',
-  )({
+  const psp = deps.providers.rail('PIX');
+  const charged = await psp.charge({
     amountCents: sale.amount,
     expiresInSeconds: sale.pix.expiresInSeconds,
     debtor: document ? { name: sale.customer.name, document } : null,
@@ -76,7 +77,7 @@ export async function prepareProvider(
   });
   if (!charged.ok) return refuse('PROVIDER_ERROR', charged.reason);
   // A charge made now lives from now: the PSP's clock speaks only for one an earlier attempt made.
-  return ok({ pix: reference?.kept ? charged.charge : { ...charged.charge, madeAt: null }, boleto: null });
+  return ok({ pix: reference?.kept ? charged.charge : { ...charged.charge, madeAt: null }, boleto: null, account: psp.account });
 }
 
 async function prepareBoleto(
@@ -87,10 +88,8 @@ async function prepareBoleto(
 ): Promise<Result<Prepared>> {
   // The issuer's charge carries the sale id: drawn before, written with the sale after.
   const saleId = await drawId(q);
-  const issued = await operation(
-    deps.providers.connector(deps.providers.rails.BOLETO),
-    'issueBoleto',
-  )({
+  const issuer = deps.providers.rail('BOLETO');
+  const issued = await issuer.issue({
     saleId,
     amountCents: sale.amount,
     dueDate: sale.boleto.dueDate,
@@ -99,7 +98,7 @@ async function prepareBoleto(
     shipping: sale.shipping,
     reference,
   });
-  return issued.ok ? ok({ pix: null, boleto: { saleId, issued: issued.boleto } }) : refuse('PROVIDER_ERROR', issued.reason);
+  return issued.ok ? ok({ pix: null, boleto: { saleId, issued: issued.boleto }, account: issuer.account }) : refuse('PROVIDER_ERROR', issued.reason);
 }
 
 /**
@@ -164,10 +163,11 @@ function saleRow(sellerId: number, sale: SaleRequest, m: MethodFields, now: Date
     boleto_pdf_url: m.boleto?.pdfUrl ?? null,
     boleto_pix_code: m.boleto?.pixCode ?? null,
     boleto_charge: m.boleto ? 'ACTIVE' : null,
-    next_check_at: m.boleto && m.provider === 'efi' ? new Date(now.getTime() + first_boleto_check_ms) : null,
+    next_check_at: m.boleto ? new Date(now.getTime() + first_boleto_check_ms) : null,
     external_id: m.externalId,
     provider_data: m.providerData,
-    provider: m.provider,
+    provider: m.account.connector,
+    account: m.account.id,
     at: now,
     items: sale.items.map((i) => ({ title: i.title, unit_price: i.unitPrice, quantity: i.quantity, tangible: i.tangible })),
   };
@@ -190,8 +190,6 @@ const drawId = async (q: Queryable) => Number(one(await run<{ id: number }>(q, s
 
 function methodFields(deps: SaleDeps, sale: SaleRequest, now: Date, prepared: Prepared): MethodFields {
   const none = { id: null, card: null, pix: null, boleto: null, providerData: null };
-  const provider = deps.providers.rails[sale.paymentMethod];
-  const connector = deps.providers.connector(provider);
   switch (sale.paymentMethod) {
     case 'PIX': {
       const charge = prepared.pix;
@@ -199,7 +197,8 @@ function methodFields(deps: SaleDeps, sale: SaleRequest, now: Date, prepared: Pr
       const seconds = sale.pix.expiresInSeconds;
       const expiresAt = seconds === null ? null : chargeExpiry(now, seconds, charge.madeAt);
       // CONTRACT §11.1: the transaction's externalTransactionId is the charge's txid.
-      return { ...none, provider, pix: { code: charge.brCode, txid: charge.txid, expiresAt, charge: charge.charge }, externalId: charge.txid };
+      const pix = { code: charge.brCode, txid: charge.txid, expiresAt, charge: charge.charge };
+      return { ...none, account: prepared.account!, pix, externalId: charge.txid };
     }
     case 'BOLETO': {
       if (!prepared.boleto) throw new Error('a boleto sale is written with its registered boleto (prepareProvider)');
@@ -211,16 +210,14 @@ function methodFields(deps: SaleDeps, sale: SaleRequest, now: Date, prepared: Pr
         pdfUrl: issued.pdfUrl,
         pixCode: issued.pixCode,
       };
-      return { ...none, id: saleId, provider, boleto, externalId: issued.externalId };
+      return { ...none, id: saleId, account: prepared.account!, boleto, externalId: issued.externalId };
     }
     case 'CREDIT_CARD':
     case 'DEBIT_CARD': {
       const { card } = sale;
+      const processor = deps.providers.rail(sale.paymentMethod);
       // A processor that knows the payment by the sale id (CONTRACT §11.2) gets it from the write itself.
-      const reference = operation(
-        connector,
-        'reference',
-      )({
+      const reference = processor.reference({
         amountCents: sale.amount,
         installments: sale.installments ?? 1,
         brand: card.brand,
@@ -228,7 +225,7 @@ function methodFields(deps: SaleDeps, sale: SaleRequest, now: Date, prepared: Pr
       });
       return {
         ...none,
-        provider,
+        account: processor.account,
         card: { brand: card.brand, lastFour: card.lastFour, bin: card.bin, fingerprint: cardFingerprint(card.number, deps.cardFingerprintKey) },
         externalId: reference.externalId,
         providerData: reference.providerData,

@@ -44,6 +44,8 @@ export interface SaleRow {
   external_id: string | null;
   provider_data: object | null;
   provider: string;
+  /** The provider account the sale is made with (CONTRACT §11). */
+  account: string;
   at: Date;
   items: { title: string; unit_price: number; quantity: number; tangible: boolean }[];
 }
@@ -83,7 +85,7 @@ export async function writeSales(db: Db, sales: SaleWrite[]): Promise<(number | 
         installments int, card_brand text, card_last_four text, card_bin text, card_fingerprint text,
         pix_code text, pix_txid text, pix_expires_at timestamptz, pix_charge text,
         boleto_code text, boleto_barcode text, boleto_due_date date, boleto_pdf_url text, boleto_pix_code text, boleto_charge text,
-        next_check_at timestamptz, external_id text, provider_data jsonb, provider text, at timestamptz, items jsonb,
+        next_check_at timestamptz, external_id text, provider_data jsonb, provider text, account text, at timestamptz, items jsonb,
         keyed boolean, endpoint text, key text, request_hash text, status int, head text, tail text, expires_at timestamptz, claim_token text)
     ), ended AS (
       DELETE FROM idempotency_claims c USING input i
@@ -105,13 +107,13 @@ export async function writeSales(db: Db, sales: SaleWrite[]): Promise<(number | 
         customer_name, customer_email, customer_document, customer_phone, shipping, postback_url, installments,
         card_brand, card_last_four, card_bin, card_fingerprint, pix_code, pix_txid, pix_expires_at,
         boleto_code, boleto_barcode, boleto_due_date, boleto_pdf_url, boleto_pix_code, boleto_charge, next_check_at,
-        external_transaction_id, provider_data, created_at, updated_at, pix_charge, provider)
+        external_transaction_id, provider_data, created_at, updated_at, pix_charge, provider, account)
       SELECT i.id, i.seller_id, 'PENDENTE', i.payment_method, i.amount,
         coalesce(s.fee_schedule, (SELECT fee_schedule FROM platform_settings), ${default_fee_schedule}::jsonb),
         i.customer_name, i.customer_email, i.customer_document, i.customer_phone, i.shipping, i.postback_url, i.installments,
         i.card_brand, i.card_last_four, i.card_bin, i.card_fingerprint, i.pix_code, i.pix_txid, i.pix_expires_at,
         i.boleto_code, i.boleto_barcode, i.boleto_due_date, i.boleto_pdf_url, i.boleto_pix_code, i.boleto_charge, i.next_check_at,
-        coalesce(i.external_id, i.id::text), i.provider_data, i.at, i.at, i.pix_charge, i.provider
+        coalesce(i.external_id, i.id::text), i.provider_data, i.at, i.at, i.pix_charge, i.provider, i.account
       FROM input i LEFT JOIN sellers s ON s.id = i.seller_id
       WHERE NOT i.keyed OR EXISTS (SELECT 1 FROM kept k WHERE k.seller_id = i.seller_id AND k.endpoint = i.endpoint AND k.key = i.key)
       ORDER BY i.n

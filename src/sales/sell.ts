@@ -41,7 +41,7 @@ export async function sell(ctx: AppContext, ask: SaleAsk): Promise<Written> {
     },
     (prepared) => {
       if (!parsed.ok) return parsed;
-      const made = prepared ?? ok({ pix: null, boleto: null });
+      const made = prepared ?? ok({ pix: null, boleto: null, account: null });
       if (!made.ok) return made;
       const sale = plannedSale(ctx, ask.sellerId, parsed.value, now, made.value);
       return {

@@ -17,9 +17,9 @@ export function refundCte(write: RefundWrite | null, gate: string, sellerId: num
   if (write === null) return sql`refund_row AS (SELECT NULL::bigint AS id WHERE false)`;
   if (write.kind === 'create') {
     return sql`refund_row AS (
-      INSERT INTO refunds (transaction_id, seller_id, amount, status, requested_by, created_at, completed_at)
-      SELECT id, ${sellerId}::bigint, ${write.amount}::bigint, ${write.status}::text, ${write.requestedBy}::text,
-        ${at}::timestamptz, ${write.completedAt}::timestamptz FROM ${from}
+      INSERT INTO refunds (transaction_id, seller_id, amount, status, requested_by, created_at, completed_at, account)
+      SELECT g.id, ${sellerId}::bigint, ${write.amount}::bigint, ${write.status}::text, ${write.requestedBy}::text,
+        ${at}::timestamptz, ${write.completedAt}::timestamptz, (SELECT t.account FROM transactions t WHERE t.id = g.id) FROM ${from} g
       RETURNING id
     )`;
   }

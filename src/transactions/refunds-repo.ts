@@ -11,6 +11,8 @@ export interface RefundRow {
   failure_reason: string | null;
   requested_by: RefundRequester;
   provider_ref: string | null;
+  /** The provider account of its sale (null: made before accounts). */
+  account: string | null;
   created_at: Date;
   completed_at: Date | null;
 }

@@ -41,8 +41,10 @@ export interface TransactionRow {
   boleto_pdf_url: string | null;
   boleto_pix_code: string | null;
   external_transaction_id: string;
-  /** The connector that made the sale; what is sent to a provider later goes to it (CONTRACT §11). */
+  /** The connector that made the sale. */
   provider: ProviderName;
+  /** The provider account that made it; what is sent to a provider later goes to it (CONTRACT §11). Null: made before accounts. */
+  account: string | null;
   provider_data: Record<string, unknown> | null;
   created_at: Date;
   updated_at: Date;

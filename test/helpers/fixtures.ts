@@ -262,6 +262,7 @@ export function saleRowExample(sellerId: number, amount: number, at: Date) {
     external_id: null,
     provider_data: null,
     provider: 'sandbox',
+    account: 'sandbox',
     at,
     items: [{ title: 'Curso', unit_price: amount, quantity: 1, tangible: false }],
   };

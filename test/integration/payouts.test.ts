@@ -12,6 +12,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { PixConfigWebhookBodySchema, PixSendBodySchema, PixSendParamsSchema } from 'sdk-node-apis-efi';
 import { run, sql } from '../../src/db/sql.ts';
+import { accountOf } from '../../src/providers/accounts.ts';
 import type { EfiPixSendClient } from '../../src/providers/efi/pix-send-client.ts';
 import { onPostgres } from '../helpers/databases.ts';
 import { fund } from '../helpers/funding.ts';
@@ -325,6 +326,10 @@ describe('payouts through Efí: a gateway killed between the send and its outcom
       ).rows;
     const status = async () => (await run<{ status: string }>(gw.ctx.db, sql`SELECT status FROM cashouts WHERE id = ${id}`)).rows[0]!.status;
 
+    // The child reaches this PSP as a real Efí account would (its account id is derived from the
+    // PSP's URL and client id); for the child the cashout is that account's, as it would be had it made it.
+    const asAccount = (account: string) => run(gw.ctx.db, sql`UPDATE cashouts SET account = ${account} WHERE id = ${id}`);
+    await asAccount(accountOf('efi', psp.efiUrl, psp.clientId).id);
     psp.setCallbacks('drop'); // no callback may rescue it: only the next round can
     psp.loseNextSendAnswers(1, 'hang');
     const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/payout-child.ts'], {
@@ -351,6 +356,7 @@ describe('payouts through Efí: a gateway killed between the send and its outcom
       psp.setCallbacks('deliver');
     }
     await psp.settleSends();
+    await asAccount(gw.ctx.providers.rails.PAYOUT);
     now = new Date(now.getTime() + 3600_000); // past the next check the child's claim set
     await railJob(gw, 'efi-payouts').run(gw.ctx);
     const rows = await sentFor();

@@ -93,6 +93,8 @@ describe('provider events: Adyen (CARD_PROVIDER=adyen)', () => {
       [
         ['AUTHORISATION', 'applied'],
         ['CHARGEBACK', 'applied'],
+        // Adyen's synchronous answer (Authorised: EM_PROCESSAMENTO) is a fact like its notifications.
+        ['CARD_ANSWER', 'applied'],
       ],
     );
     await ledgerOk(r);

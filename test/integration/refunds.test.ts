@@ -3,7 +3,7 @@
 // that cannot be reached, and what a partial refund leaves for a dispute.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Connector } from '../../src/providers/ports.ts';
+import type { SalePort } from '../../src/providers/ports.ts';
 import { createRefundDispatchJob } from '../../src/refunds/dispatch-refund.ts';
 import { settleRefund } from '../../src/transactions/refund-moves.ts';
 import { WorkerRunner } from '../../src/workers/runner.ts';
@@ -16,21 +16,21 @@ describe('refunds (CONTRACT §5a)', () => {
   let now = Date.parse('2026-05-04T12:00:00.000Z');
   const inject = (method: 'GET' | 'POST', url: string, headers: Record<string, string>, payload?: object) =>
     gw.app.inject({ method, url, headers, ...(payload ? { payload } : {}) });
-  type Refund = NonNullable<Connector['refund']>;
+  type Refund = SalePort['refund'];
   // Every refund the test makes (PIX and cards) goes to this stand-in provider while it is set.
   const setRefunds = (refund: Refund | null) => {
-    for (const name of ['api-pix', 'sandbox'] as const) {
-      const connector = gw.ctx.providers.connector(name);
-      connector.refund = refund ?? originals.get(name);
+    for (const name of ['PIX', 'CREDIT_CARD'] as const) {
+      const port = gw.ctx.providers.rail(name);
+      port.refund = refund ?? originals.get(name)!;
     }
   };
   const originals = new Map<string, Refund | undefined>();
-  const sandboxRefunds = { refund: (input: Parameters<Refund>[0]) => originals.get('sandbox')!(input) };
+  const sandboxRefunds = { refund: (input: Parameters<Refund>[0]) => originals.get('CREDIT_CARD')!(input) };
 
   before(async () => {
     gw = await startGateway({ clock: { now: () => new Date(now) } });
     seller = await gw.createSeller();
-    for (const name of ['api-pix', 'sandbox'] as const) originals.set(name, gw.ctx.providers.connector(name).refund);
+    for (const name of ['PIX', 'CREDIT_CARD'] as const) originals.set(name, gw.ctx.providers.rail(name).refund);
   });
   after(async () => {
     await gw?.close();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ConfigError } from '../../src/config.ts';
-import { eventsToPaid } from '../../src/domain/fact-plans.ts';
+import { eventsToPaid, planSaleFact, type SaleSnapshot } from '../../src/domain/fact-plans.ts';
 import { loadCardRailConfig } from '../../src/providers/adyen/config.ts';
 import { notificationHmac, validNotificationHmac } from '../../src/providers/adyen/hmac.ts';
 import { actionOf, type NotificationItem } from '../../src/providers/adyen/notification-facts.ts';
@@ -61,11 +61,27 @@ test('event codes map onto CONTRACT §6 as the table in docs/cards.md says', () 
 });
 
 test('resultCode → moves of the PENDENTE sale; authorised money reaches PAGO from where it can', () => {
-  assert.deepEqual(paymentVerdict('Authorised'), { events: ['SENT_TO_PROCESSOR'], authorised: true, cancel: false });
-  assert.deepEqual(paymentVerdict('Refused').events, ['SENT_TO_PROCESSOR', 'DECLINED']);
-  assert.deepEqual(paymentVerdict('Error').events, ['PROCESSING_ERROR']);
-  assert.deepEqual(paymentVerdict('Received').events, ['SENT_TO_PROCESSOR']);
-  assert.deepEqual(paymentVerdict('RedirectShopper'), { events: ['PROCESSING_ERROR'], authorised: false, cancel: true });
+  // The answer is a fact (CARD_ANSWER), planned on the PENDENTE sale by the one apply step.
+  const pendente: SaleSnapshot = {
+    id: 1,
+    status: 'PENDENTE',
+    paymentMethod: 'CREDIT_CARD',
+    lastEvent: null,
+    amount: 1000,
+    refundPending: false,
+    captureAsked: false,
+    paidBy: null,
+  };
+  const moves = (resultCode: string | undefined) => {
+    const verdict = paymentVerdict(resultCode);
+    const fact = { kind: 'CARD_ANSWER' as const, sale: { ids: [], saleId: 1, referenceSuffices: true }, paymentId: 'P', result: verdict.result };
+    return { ...verdict, events: planSaleFact({ ...fact, captureByGateway: false, data: {} }, pendente).events };
+  };
+  assert.deepEqual(moves('Authorised'), { events: ['SENT_TO_PROCESSOR'], result: 'AUTHORISED', cancel: false });
+  assert.deepEqual(moves('Refused').events, ['SENT_TO_PROCESSOR', 'DECLINED']);
+  assert.deepEqual(moves('Error').events, ['PROCESSING_ERROR']);
+  assert.deepEqual(moves('Received').events, ['SENT_TO_PROCESSOR']);
+  assert.deepEqual(moves('RedirectShopper'), { events: ['PROCESSING_ERROR'], result: 'ERROR', cancel: true });
   assert.deepEqual(paymentVerdict(undefined).cancel, true);
   assert.deepEqual(eventsToPaid('PENDENTE'), ['SENT_TO_PROCESSOR', 'APPROVED']);
   assert.deepEqual(eventsToPaid('FALHA'), ['RETRY_PROCESSED']);

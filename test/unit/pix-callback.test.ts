@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { pixCallback } from '../../src/providers/api-pix/callback.ts';
-import type { ApiPixConnector } from '../../src/providers/api-pix/connector.ts';
+import type { PixPsp } from '../../src/providers/ports.ts';
 
 const silent = { warn() {}, error() {}, info() {} };
 const e2e = (n: number) => `E${String(n).padStart(31, '0')}`;
@@ -12,15 +12,14 @@ test('past its deadline a callback asks nothing more: a 502 with what was confir
   const asked: string[] = [];
   // A PSP that takes 1 s per Pix and knows none of them (a Pix it does not know is no fact).
   const connector = {
-    client: {
-      getPix: async (id: string) => {
-        asked.push(id);
-        await new Promise((r) => setTimeout(r, 1_000));
-        return { endToEndId: `${id}x` };
-      },
+    account: { id: 'api-pix:test', connector: 'api-pix' },
+    sync: async (id: string) => {
+      asked.push(id);
+      await new Promise((r) => setTimeout(r, 1_000));
+      return [];
     },
-  } as unknown as ApiPixConnector;
-  const endpoint = pixCallback(connector, 'secret', 'inst00000000', null, { parallel: 2, withinMs: 1_500 });
+  } as unknown as PixPsp;
+  const endpoint = pixCallback(connector, 'secret', null, { parallel: 2, withinMs: 1_500 });
   const ids = Array.from({ length: 10 }, (_, n) => e2e(n));
   const warned: [object, string][] = [];
   const log = { ...silent, warn: (o: object, msg: string) => warned.push([o, msg]) } as never;
@@ -39,7 +38,7 @@ test('past its deadline a callback asks nothing more: a 502 with what was confir
   ]);
 
   asked.length = 0;
-  const within = pixCallback(connector, 'secret', 'inst00000000', null, { parallel: 10, withinMs: 5_000 });
+  const within = pixCallback(connector, 'secret', null, { parallel: 10, withinMs: 5_000 });
   const all = await within.read({ params: {}, headers: {}, body: { pix: ids.map((endToEndId) => ({ endToEndId })) }, log });
   assert.deepEqual(all, { ok: true, value: [] });
   assert.deepEqual([...asked].sort(), ids, 'each asked once');

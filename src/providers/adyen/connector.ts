@@ -1,10 +1,11 @@
 /**
- * The Adyen connector (CONTRACT §11.2, §5a): card payments, captures, refunds and reversals through
- * the Checkout API. Every call is idempotent by a key made of the installation's id and our own ids,
+ * The Adyen connector (CONTRACT §11.2, §5a): the card processor port of one merchant account through
+ * the Checkout API (payments, captures, refunds, reversals); its synchronous answers are facts. Every call is idempotent by a key made of the installation's id and our own ids,
  * so a retry after a lost answer never charges, captures or refunds twice, and two installations on
  * one Adyen account never share a key (Adyen keeps keys 31 days and answers a repeat with the first answer).
  */
-import type { CancelOutcome, CancelTarget, CardSubmission, CardVerdict, Connector, RefundInput, RefundOutcome } from '../ports.ts';
+import type { ProviderFact } from '../../domain/provider-facts.ts';
+import type { Account, CancelOutcome, CardProcessor, CardSubmission, GiveBack, RefundInput, RefundOutcome } from '../ports.ts';
 import { type AdyenClient, AdyenError, createAdyenClient } from './client.ts';
 import type { AdyenConnection } from './config.ts';
 import { type PaymentSettings, paymentRequest, paymentVerdict } from './payment-request.ts';
@@ -26,17 +27,18 @@ export function paymentSettings(c: AdyenConnection): PaymentSettings {
   return { merchantAccount: c.merchantAccount, capture: c.capture, returnUrl: return_url };
 }
 
-export interface AdyenConnector extends Connector {
+export interface AdyenConnector extends CardProcessor {
   client: AdyenClient;
   connection: AdyenConnection;
   keys: Keys;
 }
 
-export function adyenConnector(connection: AdyenConnection, installationId: string): AdyenConnector {
+export function adyenConnector(connection: AdyenConnection, installationId: string, account: Account): AdyenConnector {
   const client = createAdyenClient(connection);
   const keys = adyenKeys(installationId);
   const c: AdyenConnector = {
-    name: 'adyen',
+    capability: 'CARD',
+    account,
     client,
     connection,
     keys,
@@ -45,7 +47,9 @@ export function adyenConnector(connection: AdyenConnection, installationId: stri
     authorise: (sale) => submitPayment(c, sale),
     capture: (payment) => capturePayment(c, payment),
     refund: (input) => refund(c, input),
-    cancel: (target) => reverse(c, target),
+    giveBack: (payment) => reverse(c, payment),
+    // The Checkout API reads no payment back: its notifications (and settlement reports) are its record.
+    sync: async () => null,
   };
   return c;
 }
@@ -66,33 +70,44 @@ async function capturePayment(c: AdyenConnector, p: { saleId: number; paymentId:
   }
 }
 
-async function submitPayment(c: AdyenConnector, sale: CardSubmission): Promise<CardVerdict> {
+/** The answer to POST /payments as a fact of the sale: the apply step moves it (and owes the capture). */
+function answerFact(c: AdyenConnector, sale: CardSubmission, paymentId: string | null, result: Answer, data: Record<string, unknown>): ProviderFact {
+  return {
+    provider: 'adyen',
+    // One payment request per sale (its key): its answer is told once.
+    identity: `${c.keys.payment(sale.saleId)}:answer`,
+    externalReference: paymentId ?? String(sale.saleId),
+    fact: {
+      kind: 'CARD_ANSWER',
+      sale: { ids: paymentId ? [paymentId] : [], saleId: sale.saleId, referenceSuffices: true },
+      paymentId,
+      result,
+      captureByGateway: c.connection.capture === 'manual',
+      data,
+    },
+  };
+}
+type Answer = Extract<ProviderFact['fact'], { kind: 'CARD_ANSWER' }>['result'];
+
+async function submitPayment(c: AdyenConnector, sale: CardSubmission): Promise<ProviderFact[]> {
   let answer: Awaited<ReturnType<AdyenClient['payment']>>;
   try {
     answer = await c.client.payment(paymentRequest(paymentSettings(c.connection), sale), c.keys.payment(sale.saleId));
   } catch (error) {
     // Adyen may still have it: a later AUTHORISATION notification moves the FALHA sale on (RETRY_PROCESSED).
-    return { externalId: null, events: ['PROCESSING_ERROR'], providerData: { error: failure(error) } };
+    return [answerFact(c, sale, null, 'ERROR', { error: failure(error) })];
   }
   const verdict = paymentVerdict(answer.resultCode);
   const psp = typeof answer.pspReference === 'string' ? answer.pspReference : null;
-  const providerData: Record<string, unknown> = { resultCode: answer.resultCode ?? null, refusalReason: answer.refusalReason ?? null };
-  if (verdict.authorised) providerData.authorised = true;
-  if (psp && verdict.authorised && c.connection.capture === 'manual') {
-    // A capture that fails now is sent again by the connector's job (same key).
-    const captured = await capturePayment(c, { saleId: sale.saleId, paymentId: psp, amountCents: sale.amountCents }).catch((error: unknown) => {
-      providerData.error = `capture not sent, will retry: ${failure(error)}`;
-      return null;
-    });
-    if (captured) providerData.captureRef = captured.status === 'DONE' ? captured.detail : `refused: ${captured.detail}`;
-  }
+  const data: Record<string, unknown> = { resultCode: answer.resultCode ?? null, refusalReason: answer.refusalReason ?? null };
   if (psp && verdict.cancel) {
+    // A payment this API cannot finish must not stand: withdrawn now, before it is told.
     const body = { merchantAccount: c.connection.merchantAccount, reference: `cancel-${sale.saleId}` };
     await c.client.modify('cancels', psp, body, c.keys.cancel(sale.saleId)).catch((error: unknown) => {
-      providerData.error = `cancel not sent: ${failure(error)}`;
+      data.error = `cancel not sent: ${failure(error)}`;
     });
   }
-  return { externalId: psp, events: verdict.events, providerData };
+  return [answerFact(c, sale, psp, verdict.result, data)];
 }
 
 /** A card refund; final on the REFUND / REFUND_FAILED notification. */
@@ -113,8 +128,7 @@ async function refund(c: AdyenConnector, input: RefundInput): Promise<RefundOutc
 }
 
 /** Money a sale cannot take goes back to the shopper: Adyen cancels the payment if uncaptured, refunds it otherwise. */
-async function reverse(c: AdyenConnector, target: CancelTarget): Promise<CancelOutcome> {
-  if (target.kind !== 'payment') throw new Error('Adyen holds no charge to remove');
+async function reverse(c: AdyenConnector, target: GiveBack): Promise<CancelOutcome> {
   const body = { merchantAccount: c.connection.merchantAccount, reference: `reversal-${target.paymentId}` };
   try {
     await c.client.modify('reversals', target.paymentId, body, target.key ?? c.keys.reversal(target.paymentId));

@@ -2,7 +2,6 @@
  * Pure: what the gateway sends Adyen for a card sale (CONTRACT §11.2), and what Adyen's answers
  * mean for the sale. The card is in the request only; nothing here keeps it.
  */
-import type { TransactionEvent } from '../../domain/transaction-states.ts';
 import type { CardSubmission } from '../ports.ts';
 
 export interface PaymentSettings {
@@ -61,11 +60,9 @@ export function paymentRequest(s: PaymentSettings, sale: CardSubmission): Record
   return body;
 }
 
-/** What an answer to POST /payments does to a PENDENTE sale. */
+/** What an answer to POST /payments says of the payment. */
 export interface PaymentVerdict {
-  events: TransactionEvent[];
-  /** Authorised: money to collect (PAGO follows Adyen's notification, after a capture where it is manual). */
-  authorised: boolean;
+  result: 'AUTHORISED' | 'REFUSED' | 'PENDING' | 'ERROR';
   /** The payment must not stand (it asks for a shopper we do not have): it is cancelled at Adyen. */
   cancel: boolean;
 }
@@ -73,18 +70,19 @@ export interface PaymentVerdict {
 export function paymentVerdict(resultCode: string | undefined): PaymentVerdict {
   switch (resultCode) {
     case 'Authorised':
-      return { events: ['SENT_TO_PROCESSOR'], authorised: true, cancel: false };
+      // Money to collect: PAGO follows Adyen's notification, after a capture where it is manual.
+      return { result: 'AUTHORISED', cancel: false };
     case 'Refused':
     case 'Cancelled':
-      return { events: ['SENT_TO_PROCESSOR', 'DECLINED'], authorised: false, cancel: false };
+      return { result: 'REFUSED', cancel: false };
     case 'Pending':
     case 'Received':
       // Adyen decides later and says so in an AUTHORISATION notification.
-      return { events: ['SENT_TO_PROCESSOR'], authorised: false, cancel: false };
+      return { result: 'PENDING', cancel: false };
     case 'Error':
-      return { events: ['PROCESSING_ERROR'], authorised: false, cancel: false };
+      return { result: 'ERROR', cancel: false };
     default:
       // RedirectShopper, ChallengeShopper, PartiallyAuthorised…: nothing this API can finish.
-      return { events: ['PROCESSING_ERROR'], authorised: false, cancel: true };
+      return { result: 'ERROR', cancel: true };
   }
 }

@@ -1,21 +1,17 @@
 /**
- * The PSP's callback (CONTRACT §11.1, §11.3): `POST {PIX_WEBHOOK_BASE_URL}/providers/pix/{secret}/pix`
- * with `{ pix: [ … ] }`, one URL for Pix received and, at Efí, Pix sent (items with
- * `gnExtras.idEnvio`, `tipo: "SOLICITACAO"`). Only the ids are read from it: a received Pix is
- * confirmed with GET /pix/{e2eid}, a sent one by reading it by idEnvio, and what the PSP's own API
- * says becomes the facts. A PSP that cannot be asked gets a 502 and calls again (reconciliation
- * covers a PSP that does not); the facts confirmed before are applied all the same. Up to 1,000
- * items are confirmed a few at a time and within a deadline, so a slow PSP holds no request for long.
+ * The PSP's callback (CONTRACT §11.1): `POST {PIX_WEBHOOK_BASE_URL}/providers/pix/{secret}/pix` with
+ * `{ pix: [ … ] }`. Only the ids are read from it: each received Pix is read back from the PSP
+ * (the PIX port's sync), and what the PSP's own API says becomes the facts. One URL may also carry
+ * items of another port at the same PSP (Efí's sent Pix): an extension claims those and confirms
+ * them its own way. A PSP that cannot be asked gets a 502 and calls again (reconciliation covers a
+ * PSP that does not); the facts confirmed before are applied all the same. Up to 1,000 items are
+ * confirmed a few at a time and within a deadline, so a slow PSP holds no request for long.
  */
 import { Type } from 'typebox';
 import type { ProviderFact } from '../../domain/provider-facts.ts';
 import { ok, type Refused, refuse } from '../../domain/result.ts';
 import { sameSecret } from '../../domain/secrets.ts';
-import { cashoutOfIdEnvio, type EfiPayoutConnector } from '../efi/connector.ts';
-import type { InboundEndpoint, InboundRequest } from '../ports.ts';
-import { ApiPixError } from './client/api-pix-client.ts';
-import type { ApiPixConnector } from './connector.ts';
-import { receivedPixFacts } from './received-pix.ts';
+import type { InboundEndpoint, InboundRequest, PixPsp } from '../ports.ts';
 
 const Item = Type.Object({
   endToEndId: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9]{32}$' })),
@@ -23,18 +19,19 @@ const Item = Type.Object({
   gnExtras: Type.Optional(Type.Object({ idEnvio: Type.Optional(Type.String({ pattern: '^[a-zA-Z0-9]{1,35}$' })) })),
 });
 const Callback = Type.Object({ pix: Type.Array(Item, { minItems: 1, maxItems: 1000 }) });
-type CallbackItem = { endToEndId?: string; tipo?: string; gnExtras?: { idEnvio?: string } };
+export type CallbackItem = { endToEndId?: string; tipo?: string; gnExtras?: { idEnvio?: string } };
+
+/** Items of the callback that are another port's (Efí's sent Pix): claimed by it, and confirmed its own way. */
+export interface CallbackExtension {
+  claims(item: CallbackItem): boolean;
+  /** The ids of the claimed items to confirm, deduplicated. */
+  ids(items: CallbackItem[]): string[];
+  phase: Phase;
+  /** The facts of one id; null: it could not be confirmed (said in the log). */
+  confirm(id: string, log: InboundRequest['log']): Promise<ProviderFact[] | null>;
+}
 
 const itemsOf = (body: unknown) => (body as { pix: CallbackItem[] }).pix;
-const isSent = (item: CallbackItem) => item.gnExtras?.idEnvio !== undefined || item.tipo === 'SOLICITACAO';
-const receivedIds = (body: unknown) => [
-  ...new Set(
-    itemsOf(body)
-      .filter((i) => !isSent(i) && i.endToEndId !== undefined)
-      .map((i) => i.endToEndId!),
-  ),
-];
-const sentIds = (body: unknown) => [...new Set(itemsOf(body).flatMap((i) => (i.gnExtras?.idEnvio ? [i.gnExtras.idEnvio] : [])))];
 
 type Confirmed = { ok: true; value: ProviderFact[] } | (Refused & { confirmed: ProviderFact[] });
 
@@ -46,7 +43,7 @@ export interface Confirming {
 const confirming_defaults: Confirming = { parallel: 8, withinMs: 20_000 };
 /** One callback's budget: its parallel calls, the performance.now() after which none starts, where it says so. */
 type Budget = { parallel: number; deadline: number; withinMs: number; log: InboundRequest['log'] };
-type Phase = 'received' | 'sent';
+export type Phase = 'received' | 'sent';
 
 /**
  * Each id's facts, asked of the provider by `confirm` (null: it failed, and said why in the log).
@@ -80,61 +77,46 @@ async function confirmEach<T>(items: T[], phase: Phase, by: Budget, confirm: (it
   return stopped ? { ...refuse('PROVIDER_ERROR', 'The PSP could not confirm the Pix; call again'), confirmed } : ok(confirmed);
 }
 
-function receivedFacts(connector: ApiPixConnector, installationId: string, ids: string[], by: Budget) {
+function receivedFacts(psp: PixPsp, ids: string[], by: Budget) {
   return confirmEach(ids, 'received', by, async (id) => {
     try {
-      const pix = await connector.client.getPix(id);
-      // A Pix the PSP does not know is not a payment, whatever the body said.
-      return pix.endToEndId === id ? await receivedPixFacts(connector.client, pix, installationId) : [];
+      return await psp.sync(id);
     } catch (error) {
-      if (error instanceof ApiPixError && error.status === 404) return [];
       by.log.warn({ err: error, endToEndId: id }, 'PIX callback: the PSP could not confirm this Pix');
       return null;
     }
   });
 }
 
-function sentFacts(payouts: EfiPayoutConnector | null, ids: string[], by: Budget) {
-  // Another installation's payout, or one nobody here sent: nothing of ours to learn.
-  const ours = payouts
-    ? ids.flatMap((idEnvio) => {
-        const cashoutId = cashoutOfIdEnvio(payouts, idEnvio);
-        return cashoutId === null ? [] : [{ idEnvio, cashoutId }];
-      })
-    : [];
-  return confirmEach(ours, 'sent', by, async ({ idEnvio, cashoutId }) => {
-    try {
-      // Null: Efí has no such sent Pix, whatever the body said.
-      return (await payouts!.payoutFacts!(cashoutId)) ?? [];
-    } catch (error) {
-      by.log.warn({ err: error, idEnvio }, 'PIX callback: Efí could not confirm this sent Pix');
-      return null;
-    }
-  });
-}
-
 export function pixCallback(
-  connector: ApiPixConnector,
+  psp: PixPsp,
   webhookSecret: string,
-  installationId: string,
-  payouts: EfiPayoutConnector | null,
+  extension: CallbackExtension | null,
   how: Confirming = confirming_defaults,
 ): InboundEndpoint {
+  const received = (body: unknown) => [
+    ...new Set(
+      itemsOf(body)
+        .filter((i) => !extension?.claims(i) && i.endToEndId !== undefined)
+        .map((i) => i.endToEndId!),
+    ),
+  ];
+  const claimed = (body: unknown) => (extension ? extension.ids(itemsOf(body).filter((i) => extension.claims(i))) : []);
   return {
-    provider: 'api-pix',
+    provider: psp.account.connector,
     url: '/providers/pix/:secret/pix',
     body: Callback,
     // Without the secret the endpoint does not exist, whatever the body.
     authenticate: ({ params }) => (sameSecret(params.secret ?? '', webhookSecret) ? null : { refusal: { code: 'NOT_FOUND', message: 'Not found' } }),
     async read({ body, log }) {
-      // One deadline for the whole callback, received and sent Pix alike.
+      // One deadline for the whole callback, every item alike.
       const by = { parallel: how.parallel, deadline: performance.now() + how.withinMs, withinMs: how.withinMs, log };
-      const received = await receivedFacts(connector, installationId, receivedIds(body), by);
-      if (!received.ok) return received;
-      const sent = await sentFacts(payouts, sentIds(body), by);
-      if (!sent.ok) return { ...sent, confirmed: [...received.value, ...sent.confirmed] };
-      return ok([...received.value, ...sent.value]);
+      const first = await receivedFacts(psp, received(body), by);
+      if (!first.ok || !extension) return first;
+      const second = await confirmEach(claimed(body), extension.phase, by, (id) => extension.confirm(id, log));
+      if (!second.ok) return { ...second, confirmed: [...first.value, ...second.confirmed] };
+      return ok([...first.value, ...second.value]);
     },
-    answer: (body) => ({ contentType: 'application/json; charset=utf-8', body: { received: receivedIds(body).length + sentIds(body).length } }),
+    answer: (body) => ({ contentType: 'application/json; charset=utf-8', body: { received: received(body).length + claimed(body).length } }),
   };
 }

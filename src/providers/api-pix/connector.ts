@@ -1,30 +1,27 @@
 /**
- * The API Pix connector (CONTRACT §11.1): charges, devoluções and charge removal through the BCB's
- * API Pix of a PSP, the PSP's callback and reconciliation turned into provider facts. Pointed at a
- * real PSP, or at the embedded one (PIX_PROVIDER=sandbox), which it cannot tell apart but for one
- * rule: a sale paid by an operator event has no Pix at the PSP, and only the sandbox's operator
- * stands for the PSP when it is refunded.
+ * The API Pix connector (CONTRACT §11.1): the PIX PSP port of one account through the BCB's API Pix
+ * (charges, devoluções, charge removal, a Pix read back), the PSP's callback and reconciliation
+ * turned into provider facts. Pointed at a real PSP, or at the embedded one, which it cannot tell apart.
  */
 import { buildBrCode } from '../../domain/pix-brcode.ts';
-import type { CancelOutcome, CancelTarget, Connector, PixChargeInput, RefundInput, RefundOutcome } from '../ports.ts';
+import type { Account, CancelOutcome, GiveBack, PixChargeInput, PixPsp, RefundInput, RefundOutcome } from '../ports.ts';
 
-type Charged = Awaited<ReturnType<NonNullable<Connector['charge']>>>;
+type Charged = Awaited<ReturnType<PixPsp['charge']>>;
 
 import { type ApiPixClient, ApiPixError, createApiPixClient, isRefusal, valorFromCents } from './client/api-pix-client.ts';
 import type { ApiPixConnection } from './config.ts';
 import { cobTxid, refundDevolucaoId, returnDevolucaoId, staticTxid } from './keys.ts';
+import { receivedPixFacts } from './received-pix.ts';
 
 export interface ApiPixSettings {
   installationId: string;
   receiverKey: string;
   merchantName: string;
   merchantCity: string;
-  /** The PSP is the embedded sandbox one. */
-  sandbox: boolean;
 }
 
-/** The connector and the client it talks through (replaceable: tests put a checking proxy in front of the PSP). */
-export interface ApiPixConnector extends Connector {
+/** The port and the client it talks through (replaceable: tests put a checking proxy in front of the PSP). */
+export interface ApiPixConnector extends PixPsp {
   client: ApiPixClient;
 }
 
@@ -33,15 +30,30 @@ const refusalOf = (error: ApiPixError) => error.problem?.title ?? `HTTP ${error.
 export function apiPixConnector(
   connection: Pick<ApiPixConnection, 'baseUrl' | 'tokenUrl' | 'clientId' | 'clientSecret'> & Partial<ApiPixConnection>,
   s: ApiPixSettings,
+  account: Account,
 ): ApiPixConnector {
   const connector: ApiPixConnector = {
-    name: 'api-pix',
+    capability: 'PIX',
+    account,
     client: createApiPixClient(connection),
     charge: (input) => charge(connector.client, s, input),
+    removeCharge: (txid) => removeCharge(connector.client, txid),
     refund: (input) => refund(connector.client, s, input),
-    cancel: (target) => cancel(connector.client, s, target),
+    giveBack: (payment) => giveBack(connector.client, s, payment),
+    sync: (endToEndId) => sync(connector.client, s, endToEndId),
   };
   return connector;
+}
+
+async function sync(client: ApiPixClient, s: ApiPixSettings, endToEndId: string) {
+  try {
+    const pix = await client.getPix(endToEndId);
+    // A Pix the PSP does not know is not a payment, whatever anyone said.
+    return pix.endToEndId === endToEndId ? await receivedPixFacts(client, pix, s.installationId) : [];
+  } catch (error) {
+    if (error instanceof ApiPixError && error.status === 404) return [];
+    throw error;
+  }
 }
 
 /**
@@ -81,9 +93,7 @@ async function charge(
 
 /** A PIX sale is refunded by a devolução of the Pix that paid it (CONTRACT §5a), settled when the PSP says so. */
 async function refund(client: ApiPixClient, s: ApiPixSettings, input: RefundInput): Promise<RefundOutcome> {
-  if (input.pixEndToEndId === null) {
-    return s.sandbox ? { status: 'SUCCEEDED' } : { status: 'FAILED', reason: 'no Pix received at the PSP for this sale (paid by an operator event)' };
-  }
+  if (input.pixEndToEndId === null) return { status: 'FAILED', reason: 'no Pix received at the PSP for this sale (paid by an operator event)' };
   try {
     const devolucao = await client.putDevolucao(input.pixEndToEndId, refundDevolucaoId(s.installationId, input.refundId), {
       valor: valorFromCents(input.amountCents),
@@ -102,26 +112,29 @@ async function refund(client: ApiPixClient, s: ApiPixSettings, input: RefundInpu
 // A status the file does not list yet (an open enum) is one still under way.
 const devolucao_status: Record<string, 'SENT' | 'DONE' | 'REFUSED'> = { EM_PROCESSAMENTO: 'SENT', DEVOLVIDO: 'DONE', NAO_REALIZADO: 'REFUSED' };
 
-/**
- * A charge nobody may pay any more is removed; a Pix that paid nothing is returned whole. Both are
- * idempotent: asked again, the PSP says how it stands.
- */
-async function cancel(client: ApiPixClient, s: ApiPixSettings, target: CancelTarget): Promise<CancelOutcome> {
+/** A charge nobody may pay any more is removed; one already paid or removed has nothing left to remove. */
+async function removeCharge(client: ApiPixClient, txid: string): Promise<CancelOutcome> {
   try {
-    if (target.kind === 'charge') {
-      await client.patchCob(target.externalId, { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' });
-      return { status: 'DONE', detail: null };
-    }
-    const id = target.key ?? returnDevolucaoId(s.installationId, target.paymentId);
-    const devolucao = await client.putDevolucao(target.paymentId, id, {
-      valor: valorFromCents(target.amountCents),
+    await client.patchCob(txid, { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' });
+  } catch (error) {
+    if (!isRefusal(error)) throw error;
+  }
+  return { status: 'DONE', detail: null };
+}
+
+/** A Pix that paid nothing is returned whole; idempotent: asked again, the PSP says how it stands. */
+async function giveBack(client: ApiPixClient, s: ApiPixSettings, payment: GiveBack): Promise<CancelOutcome> {
+  try {
+    const id = payment.key ?? returnDevolucaoId(s.installationId, payment.paymentId);
+    const devolucao = await client.putDevolucao(payment.paymentId, id, {
+      valor: valorFromCents(payment.amountCents),
       natureza: 'ORIGINAL',
       descricao: 'Pix devolvido: a cobrança não aceita este pagamento',
     });
     return { status: devolucao_status[devolucao.status] ?? 'SENT', detail: devolucao.motivo ?? null };
   } catch (error) {
-    // Refused: a charge already paid or removed has nothing left to remove; a return the PSP will not make is shown as not made.
+    // A return the PSP will not make is shown as not made.
     if (!isRefusal(error)) throw error;
-    return target.kind === 'charge' ? { status: 'DONE', detail: null } : { status: 'REFUSED', detail: `refused by the PSP: ${refusalOf(error)}` };
+    return { status: 'REFUSED', detail: `refused by the PSP: ${refusalOf(error)}` };
   }
 }

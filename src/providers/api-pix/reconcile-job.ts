@@ -7,8 +7,8 @@
 import type { AppContext } from '../../context.ts';
 import { maybeOne, run, sql } from '../../db/sql.ts';
 import type { Job, JobLog } from '../../workers/job.ts';
+import { ofAccount } from '../accounts.ts';
 import { applyProviderFact } from '../events/apply-fact.ts';
-import { operation } from '../ports.ts';
 import type { ApiPixConnector } from './connector.ts';
 import { devolucaoFact } from './facts.ts';
 import { refundDevolucaoId } from './keys.ts';
@@ -53,8 +53,8 @@ export function createPixReconcileJob(connector: ApiPixConnector, s: ReconcileSe
       }
       await step('received Pix', () => reconcileReceived(ctx, connector, s.installationId, intervalMs, log, stopping));
       stopping?.throwIfAborted();
-      await eachDue(failures, 'refund', dueRefunds(ctx, intervalMs), (r) => pollRefund(ctx, connector, s.installationId, r), stopping);
-      await eachDue(failures, 'cancelled charge', dueCharges(ctx), (r) => removeCharge(ctx, connector, r), stopping);
+      await eachDue(failures, 'refund', dueRefunds(ctx, connector, intervalMs), (r) => pollRefund(ctx, connector, s.installationId, r), stopping);
+      await eachDue(failures, 'cancelled charge', dueCharges(ctx, connector), (r) => removeCharge(ctx, connector, r), stopping);
       if (failures.length > 0) {
         failedAt = Date.now();
         throw new Error(`PIX reconciliation, retried in ${s.reconcileSeconds} s: ${failures.join('; ')}`);
@@ -113,11 +113,11 @@ export async function reconcileReceived(
 }
 
 /** PIX refunds the PSP accepted but whose outcome no callback brought: asked for (GET of the devolução). */
-async function dueRefunds(ctx: AppContext, olderThanMs: number): Promise<{ id: number; e2e: string }[]> {
+async function dueRefunds(ctx: AppContext, connector: ApiPixConnector, olderThanMs: number): Promise<{ id: number; e2e: string }[]> {
   const r = await run<{ id: number; e2e: string }>(
     ctx.db,
     sql`SELECT r.id, t.pix_end_to_end_id AS e2e FROM refunds r JOIN transactions t ON t.id = r.transaction_id
-        WHERE r.status = 'PENDING' AND r.provider_ref IS NOT NULL AND t.provider = 'api-pix' AND t.pix_end_to_end_id IS NOT NULL
+        WHERE r.status = 'PENDING' AND r.provider_ref IS NOT NULL AND t.payment_method = 'PIX' AND ${ofAccount(connector.account, 't')} AND t.pix_end_to_end_id IS NOT NULL
           AND r.created_at < ${new Date(ctx.clock.now().getTime() - olderThanMs)}
         ORDER BY r.id LIMIT ${batch}`,
   );
@@ -136,16 +136,16 @@ async function pollRefund(ctx: AppContext, connector: ApiPixConnector, installat
 }
 
 /** Charges of cancelled or expired sales, removed at the PSP so that no payer can still pay them. */
-async function dueCharges(ctx: AppContext): Promise<{ id: number; txid: string }[]> {
+async function dueCharges(ctx: AppContext, connector: ApiPixConnector): Promise<{ id: number; txid: string }[]> {
   const r = await run<{ id: number; pix_txid: string }>(
     ctx.db,
-    sql`SELECT id, pix_txid FROM transactions WHERE pix_charge = 'ACTIVE' AND status = 'CANCELADO' ORDER BY id LIMIT ${batch}`,
+    sql`SELECT id, pix_txid FROM transactions WHERE pix_charge = 'ACTIVE' AND status = 'CANCELADO' AND ${ofAccount(connector.account)} ORDER BY id LIMIT ${batch}`,
   );
   return r.rows.map((x) => ({ id: Number(x.id), txid: x.pix_txid }));
 }
 
 async function removeCharge(ctx: AppContext, connector: ApiPixConnector, sale: { id: number; txid: string }): Promise<void> {
   // Refused (already paid or removed at the PSP): nothing left to remove; a Pix it took is returned.
-  await operation(connector, 'cancel')({ kind: 'charge', saleId: sale.id, externalId: sale.txid });
+  await connector.removeCharge(sale.txid);
   await run(ctx.db, sql`UPDATE transactions SET pix_charge = 'REMOVED' WHERE id = ${sale.id}`);
 }

@@ -8,20 +8,18 @@ import { parseDigitableLine } from '../../domain/boleto.ts';
 import { saoPauloDate } from '../../domain/calendar.ts';
 import type { ProviderFact } from '../../domain/provider-facts.ts';
 import { ApiPixError } from '../api-pix/client/api-pix-client.ts';
-import type { BoletoInput, CancelOutcome, Connector } from '../ports.ts';
+import type { Account, BoletoInput, BoletoIssuer, CancelOutcome } from '../ports.ts';
 import { boletoCustomId, factOfChange } from './boleto-facts.ts';
 import type { ChargeIssued, EfiChargesClient, OneStepChargeBody } from './charges-client.ts';
 
 export interface EfiBoletoSettings {
   installationId: string;
   clock: { now(): Date };
-  /** The embedded PSP's bank returns a paid boleto at once; Efí returns none by API (the operator does). */
-  sandbox: boolean;
   /** Where Efí posts a charge's notifications; null until this process knows (then reconciliation alone tells). */
   notificationUrl(): string | null;
 }
 
-export type EfiBoletoConnector = Required<Pick<Connector, 'issueBoleto' | 'boletoFacts' | 'cancel' | 'refund'>> & { charges: EfiChargesClient };
+export type EfiBoletoConnector = BoletoIssuer & { charges: EfiChargesClient };
 
 function customer(c: BoletoInput['customer'], address: OneStepChargeBody['payment']['banking_billet']['customer']['address']) {
   const digits = c.document.replace(/[^0-9A-Z]/gi, '').toUpperCase();
@@ -82,11 +80,13 @@ async function registeredBefore(charges: EfiChargesClient, s: EfiBoletoSettings,
   return found.find((c) => c.status === 'waiting') ?? found[0] ?? null;
 }
 
-export function efiBoletoConnector(client: EfiChargesClient, s: EfiBoletoSettings): EfiBoletoConnector {
+export function efiBoletoConnector(client: EfiChargesClient, s: EfiBoletoSettings, account: Account): EfiBoletoConnector {
   // Every call through `connector.charges`: a test may wrap the client to check what is sent.
   const connector: EfiBoletoConnector = {
+    capability: 'BOLETO',
+    account,
     charges: client,
-    async issueBoleto(input) {
+    async issue(input) {
       let issued: ChargeIssued;
       try {
         const body = chargeBody(input, s);
@@ -112,7 +112,7 @@ export function efiBoletoConnector(client: EfiChargesClient, s: EfiBoletoSetting
       const { digitableLine, barcode } = line.value;
       return { ok: true, boleto: { externalId: String(issued.chargeId), digitableLine, barcode, pdfUrl: issued.pdfUrl, pixCode: issued.pixCode } };
     },
-    async boletoFacts(chargeId) {
+    async sync(chargeId) {
       const detail = await connector.charges.detail(Number(chargeId));
       const change = {
         id: null,
@@ -126,14 +126,10 @@ export function efiBoletoConnector(client: EfiChargesClient, s: EfiBoletoSetting
     },
     // A paid boleto's money goes back by bank transfer from the Efí account, not by its API: the refund
     // fails, the seller keeps the balance, and the operator returns it by hand (then the event REFUNDED).
-    refund: async () =>
-      s.sandbox
-        ? { status: 'SUCCEEDED' }
-        : { status: 'FAILED', reason: 'Efí returns no boleto payment by API: the operator returns it from the Efí account' },
-    async cancel(target): Promise<CancelOutcome> {
-      if (target.kind !== 'charge') return { status: 'REFUSED', detail: 'Efí boletos return no payments by the gateway: the operator returns them' };
+    refund: async () => ({ status: 'FAILED', reason: 'Efí returns no boleto payment by API: the operator returns it from the Efí account' }),
+    async cancel(chargeId): Promise<CancelOutcome> {
       try {
-        await connector.charges.cancel(Number(target.externalId));
+        await connector.charges.cancel(Number(chargeId));
         return { status: 'DONE', detail: null };
       } catch (error) {
         // Refused for good (paid or cancelled already): nothing left to cancel; the notification says what happened.

@@ -8,11 +8,11 @@
 import type { PixKeyType } from '../../domain/pix-keys.ts';
 import type { ProviderFact } from '../../domain/provider-facts.ts';
 import { ApiPixError, valorFromCents } from '../api-pix/client/api-pix-client.ts';
-import type { Connector, PayoutAttempt, PayoutInput } from '../ports.ts';
+import type { Account, PayoutAttempt, PayoutInput, PayoutSender } from '../ports.ts';
 import { cashoutIdOf, factsOfSent, payoutIdEnvio, refusalFact } from './payout-facts.ts';
 import type { EfiPixSendClient, PixSendBody } from './pix-send-client.ts';
 
-export interface EfiPayoutConnector extends Connector {
+export interface EfiPayoutConnector extends PayoutSender {
   client: EfiPixSendClient;
   payerKey: string;
   installationId: string;
@@ -37,13 +37,15 @@ const later = (e: unknown): PayoutAttempt => ({
   why: e instanceof Error ? e.message : String(e),
 });
 
-export function efiPayoutConnector(client: EfiPixSendClient, s: { payerKey: string; installationId: string }): EfiPayoutConnector {
+export function efiPayoutConnector(client: EfiPixSendClient, s: { payerKey: string; installationId: string }, account: Account): EfiPayoutConnector {
   const connector: EfiPayoutConnector = {
-    name: 'efi',
+    capability: 'PAYOUT',
+    account,
     client,
     payerKey: s.payerKey,
     installationId: s.installationId,
-    async payout(input) {
+    cashoutOf: (idEnvio) => cashoutIdOf(s.installationId, idEnvio),
+    async send(input) {
       const idEnvio = payoutIdEnvio(s.installationId, input.cashoutId);
       let refusedFor: string | null = null;
       try {
@@ -58,7 +60,7 @@ export function efiPayoutConnector(client: EfiPixSendClient, s: { payerKey: stri
       // Confirmed by reading it back, whatever the answer: the money moves on what Efí's records say.
       let facts: ProviderFact[] | null;
       try {
-        facts = await connector.payoutFacts!(input.cashoutId);
+        facts = await connector.sync(input.cashoutId);
       } catch (error) {
         return later(error);
       }
@@ -66,7 +68,7 @@ export function efiPayoutConnector(client: EfiPixSendClient, s: { payerKey: stri
       if (refusedFor !== null) return { kind: 'facts', facts: [refusalFact(idEnvio, input.cashoutId, input.netCents, refusedFor)] };
       return later(new Error(`Efí answered the send of ${idEnvio} but has no sent Pix of that id`));
     },
-    async payoutFacts(cashoutId) {
+    async sync(cashoutId) {
       const idEnvio = payoutIdEnvio(s.installationId, cashoutId);
       try {
         return factsOfSent(await connector.client.getSent(idEnvio), cashoutId);
@@ -78,8 +80,5 @@ export function efiPayoutConnector(client: EfiPixSendClient, s: { payerKey: stri
   };
   return connector;
 }
-
-/** The cashout a sent Pix of this installation pays (a callback's gnExtras.idEnvio); null when it is not ours. */
-export const cashoutOfIdEnvio = (connector: EfiPayoutConnector, idEnvio: string) => cashoutIdOf(connector.installationId, idEnvio);
 
 export type { PixKeyType };

@@ -9,6 +9,7 @@ import type { CashoutRow } from '../../cashouts/cashouts-repo.ts';
 import type { AppContext } from '../../context.ts';
 import { run, sql } from '../../db/sql.ts';
 import type { Job, JobLog } from '../../workers/job.ts';
+import { ofAccount } from '../accounts.ts';
 import { applyProviderFact } from '../events/apply-fact.ts';
 import type { EfiPayoutConnector } from './connector.ts';
 
@@ -29,7 +30,7 @@ export interface PayoutJobSettings {
  * cashout an interval later (sooner if an answer settles it), a COMPLETED one for returns at growing
  * intervals until its window closes.
  */
-async function claimDue(ctx: AppContext, now: Date, intervalMs: number): Promise<CashoutRow[]> {
+async function claimDue(ctx: AppContext, connector: EfiPayoutConnector, now: Date, intervalMs: number): Promise<CashoutRow[]> {
   const r = await run<CashoutRow>(
     ctx.db,
     sql`UPDATE cashouts c SET next_check_at = CASE
@@ -37,7 +38,7 @@ async function claimDue(ctx: AppContext, now: Date, intervalMs: number): Promise
           WHEN c.status = 'COMPLETED' AND c.processed_at > ${new Date(now.getTime() - return_window_ms)}::timestamptz
             THEN ${now}::timestamptz + greatest(interval '1 hour', (${now}::timestamptz - c.processed_at) / 2)
         END
-        FROM (SELECT id FROM cashouts WHERE provider = 'efi' AND next_check_at <= ${now} ORDER BY next_check_at LIMIT ${batch} FOR UPDATE SKIP LOCKED) due
+        FROM (SELECT id FROM cashouts WHERE ${ofAccount(connector.account)} AND next_check_at <= ${now} ORDER BY next_check_at LIMIT ${batch} FOR UPDATE SKIP LOCKED) due
         WHERE c.id = due.id
         RETURNING c.*`,
   );
@@ -46,7 +47,7 @@ async function claimDue(ctx: AppContext, now: Date, intervalMs: number): Promise
 
 async function handle(ctx: AppContext, connector: EfiPayoutConnector, row: CashoutRow, intervalMs: number, log?: JobLog): Promise<void> {
   if (row.status === 'PENDING') {
-    const attempt = await connector.payout!({ cashoutId: row.id, netCents: row.net_amount, pixKey: row.pix_key, pixKeyType: row.pix_key_type });
+    const attempt = await connector.send({ cashoutId: row.id, netCents: row.net_amount, pixKey: row.pix_key, pixKeyType: row.pix_key_type });
     if (attempt.kind === 'later') {
       log?.warn({ cashoutId: row.id, why: attempt.why }, 'Efí did not take the payout for good; sent again with the same idEnvio next round');
       const waitMs = attempt.retryAfterMs ?? 0;
@@ -58,7 +59,7 @@ async function handle(ctx: AppContext, connector: EfiPayoutConnector, row: Casho
     for (const fact of attempt.facts) await applyProviderFact(ctx, fact);
     return;
   }
-  const facts = await connector.payoutFacts!(row.id);
+  const facts = await connector.sync(row.id);
   if (facts === null) {
     if (row.status === 'PROCESSING') log?.error({ cashoutId: row.id }, 'Efí has no sent Pix for a cashout it took: the operator must look');
     return;
@@ -86,7 +87,7 @@ export function createPayoutJob(connector: EfiPayoutConnector, s: PayoutJobSetti
       }
       // Claimed, a batch's next checks move on: once it is taken, a stop lets it finish.
       stopping?.throwIfAborted();
-      const rows = await claimDue(ctx, ctx.clock.now(), intervalMs);
+      const rows = await claimDue(ctx, connector, ctx.clock.now(), intervalMs);
       const queue = [...rows];
       const worker = async () => {
         for (let row = queue.shift(); row; row = queue.shift()) {

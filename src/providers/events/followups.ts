@@ -7,7 +7,8 @@
 import type { AppContext } from '../../context.ts';
 import { maybeOne, run, sql } from '../../db/sql.ts';
 import type { Fact } from '../../domain/provider-facts.ts';
-import { operation } from '../ports.ts';
+import type { CardProcessor, PixPsp } from '../ports.ts';
+import { portOf } from '../registry.ts';
 import { type StoredEvent, setFollowup } from './store.ts';
 
 /** The payment a fact concerns, as its provider names it. */
@@ -16,34 +17,50 @@ function paymentOf(fact: Fact): string | null {
   return 'paymentId' in fact && typeof fact.paymentId === 'string' ? fact.paymentId : null;
 }
 
+/** The port the followup goes to: the account of the sale the fact concerns (or, with none, its connector's configured one). */
+async function portFor(ctx: AppContext, event: StoredEvent): Promise<PixPsp | CardProcessor> {
+  const capability = event.fact.kind === 'PIX_RECEIVED' ? 'PIX' : 'CARD';
+  const sale =
+    event.transaction_id === null
+      ? null
+      : maybeOne(await run<{ account: string | null }>(ctx.db, sql`SELECT account FROM transactions WHERE id = ${event.transaction_id}`));
+  return portOf(ctx.providers, capability, { account: sale?.account ?? null, provider: event.provider });
+}
+
 /** Sends the followup of one event, as it is now (another process may have sent it meanwhile). */
 export async function sendFollowup(ctx: AppContext, eventId: number): Promise<void> {
   const event = maybeOne(await run<StoredEvent>(ctx.db, sql`SELECT * FROM provider_events WHERE id = ${eventId}`));
   if (!event?.followup || event.followup_status === 'DONE' || event.followup_status === 'REFUSED') return;
-  const connector = ctx.providers.connector(event.provider);
   const paymentId = paymentOf(event.fact);
-  if (paymentId === null || event.amount === null) throw new Error(`provider event ${event.id}: a followup without a payment`);
-  const amountCents = Number(event.amount);
+  if (paymentId === null || (event.amount === null && event.followup === 'RETURN'))
+    throw new Error(`provider event ${event.id}: a followup without a payment`);
   try {
+    const port = await portFor(ctx, event);
     if (event.followup === 'CAPTURE') {
-      const saleId = Number(event.transaction_id);
-      const captured = await operation(connector, 'capture')({ saleId, paymentId, amountCents });
-      const ref = captured.status === 'DONE' ? captured.detail : `refused: ${captured.detail}`;
-      await ctx.db.tx(async (q) => {
-        await run(
-          q,
-          sql`UPDATE transactions SET provider_data = provider_data || jsonb_build_object('captureRef', ${ref}::text) WHERE id = ${saleId}`,
-        );
-        await setFollowup(q, event.id, captured.status, captured.detail, ctx.clock.now());
-      });
+      if (port.capability !== 'CARD') throw new Error(`provider event ${event.id}: a capture owed to a ${port.capability} port`);
+      await capture(ctx, port, event, paymentId);
       return;
     }
     const key = event.followup_key ?? undefined;
-    const sent = await operation(connector, 'cancel')({ kind: 'payment', paymentId, amountCents, ...(key ? { key } : {}) });
+    const sent = await port.giveBack({ paymentId, amountCents: Number(event.amount), ...(key ? { key } : {}) });
     await setFollowup(ctx.db, event.id, sent.status, sent.detail, ctx.clock.now());
   } catch (error) {
     // Not through: tried again a grace period from now.
     await setFollowup(ctx.db, event.id, event.followup_status ?? 'TO_SEND', null, ctx.clock.now()).catch(() => {});
     throw error;
   }
+}
+
+/** The one capture of a sale's payment (manual capture): its reference kept with the sale. */
+async function capture(ctx: AppContext, port: CardProcessor, event: StoredEvent, paymentId: string): Promise<void> {
+  const saleId = Number(event.transaction_id);
+  const amountCents = Number(
+    event.amount ?? maybeOne(await run<{ amount: number }>(ctx.db, sql`SELECT amount FROM transactions WHERE id = ${saleId}`))?.amount,
+  );
+  const captured = await port.capture({ saleId, paymentId, amountCents });
+  const ref = captured.status === 'DONE' ? captured.detail : `refused: ${captured.detail}`;
+  await ctx.db.tx(async (q) => {
+    await run(q, sql`UPDATE transactions SET provider_data = provider_data || jsonb_build_object('captureRef', ${ref}::text) WHERE id = ${saleId}`);
+    await setFollowup(q, event.id, captured.status, captured.detail, ctx.clock.now());
+  });
 }

@@ -4,7 +4,7 @@
  */
 import type { Queryable } from '../../db/db.ts';
 import { maybeOne, run, sql } from '../../db/sql.ts';
-import type { RefundSnapshot, SaleSnapshot } from '../../domain/fact-plans.ts';
+import type { Naming, RefundSnapshot, SaleSnapshot } from '../../domain/fact-plans.ts';
 import type { ProviderName, SaleRef } from '../../domain/provider-facts.ts';
 import type { PaymentMethod, TransactionEvent, TransactionStatus } from '../../domain/transaction-states.ts';
 
@@ -19,7 +19,10 @@ interface SaleRow {
   pix_end_to_end_id: string | null;
 }
 
-const sale_columns = sql`id, status, payment_method, last_event, amount, refund_pending, coalesce(provider_data ? 'captureRef', false) AS capture_asked,
+// A capture is asked once per sale: the followup of the first fact that owes it (the one capture trigger), or one made before followups.
+const sale_columns = sql`id, status, payment_method, last_event, amount, refund_pending,
+  coalesce(provider_data ? 'captureRef', false)
+    OR EXISTS (SELECT 1 FROM provider_events e WHERE e.transaction_id = transactions.id AND e.followup = 'CAPTURE') AS capture_asked,
   pix_end_to_end_id`;
 
 function snapshot(row: SaleRow): SaleSnapshot {
@@ -109,13 +112,14 @@ export async function lockRefund(q: Queryable, provider: ProviderName, id: numbe
   return { id: Number(row.id), status: row.status, transactionId: Number(row.transaction_id), paymentIds };
 }
 
-/** The payment a fact named becomes the sale's: its id at the provider (authorised), or the Pix that paid it. */
-export async function nameSale(q: Queryable, saleId: number, naming: { externalId?: string; paidBy?: string }): Promise<void> {
-  if (naming.externalId !== undefined)
-    await run(
-      q,
-      sql`UPDATE transactions SET external_transaction_id = ${naming.externalId},
-            provider_data = coalesce(provider_data, '{}'::jsonb) || '{"authorised": true}' WHERE id = ${saleId}`,
-    );
-  if (naming.paidBy !== undefined) await run(q, sql`UPDATE transactions SET pix_end_to_end_id = ${naming.paidBy} WHERE id = ${saleId}`);
+/** The payment a fact named becomes the sale's: its id at the provider, the Pix that paid it, what it keeps of the provider's word. */
+export async function nameSale(q: Queryable, saleId: number, naming: Naming): Promise<void> {
+  await run(
+    q,
+    sql`UPDATE transactions SET external_transaction_id = coalesce(${naming.externalId ?? null}::text, external_transaction_id),
+          pix_end_to_end_id = coalesce(${naming.paidBy ?? null}::text, pix_end_to_end_id),
+          provider_data = CASE WHEN ${naming.data === undefined}::boolean THEN provider_data
+            ELSE coalesce(provider_data, '{}'::jsonb) || ${JSON.stringify(naming.data ?? {})}::jsonb END
+        WHERE id = ${saleId}`,
+  );
 }

@@ -8,8 +8,9 @@ import type { TransactionEvent } from '../../domain/transaction-states.ts';
 import { moveTransaction } from '../../transactions/transitions.ts';
 import { claimEach } from '../../workers/claim.ts';
 import type { Job } from '../../workers/job.ts';
+import { ofAccount } from '../accounts.ts';
 import type { CardOutcome } from '../ports.ts';
-import { sandboxPayoutOutcome } from './processors.ts';
+import { sandbox_card_account, sandboxPayoutOutcome } from './processors.ts';
 
 const batch_size = 100;
 // Each card step waits this long, so a card sale settles within about a second.
@@ -27,7 +28,7 @@ export const cardAutopilotJob: Job = {
     const now = ctx.clock.now();
     const due = sql`
       SELECT id, status, provider_data->>'sandboxOutcome' AS outcome FROM transactions
-      WHERE status IN ('PENDENTE', 'EM_PROCESSAMENTO') AND provider = 'sandbox' AND payment_method IN ('CREDIT_CARD', 'DEBIT_CARD') AND updated_at <= ${new Date(now.getTime() - card_step_ms)}
+      WHERE status IN ('PENDENTE', 'EM_PROCESSAMENTO') AND ${ofAccount(sandbox_card_account)} AND payment_method IN ('CREDIT_CARD', 'DEBIT_CARD') AND updated_at <= ${new Date(now.getTime() - card_step_ms)}
       ORDER BY updated_at LIMIT ${batch_size}`;
     return claimEach<{ id: number; status: string; outcome: CardOutcome | null }>(ctx.db, due, (q, row) => {
       const event = row.status === 'PENDENTE' ? 'SENT_TO_PROCESSOR' : outcome_events[row.outcome ?? 'APPROVED'];

@@ -5,7 +5,7 @@
  * issuer keep this connector for their cancel.
  */
 import { randomBytes } from '../../domain/random.ts';
-import type { CardOutcome, Connector } from '../ports.ts';
+import type { Account, CardOutcome, CardProcessor } from '../ports.ts';
 
 const externalId = (prefix: string) => `sbx_${prefix}_${randomBytes(12).toString('hex')}`;
 
@@ -24,13 +24,22 @@ export function sandboxPayoutOutcome(pixKeyType: string, pixKey: string): 'COMPL
   return pixKeyType === 'EMAIL' && pixKey.endsWith('@reject.test') ? 'REJECTED' : 'COMPLETED';
 }
 
-export function sandboxConnector(): Connector {
+/** The sandbox card processor's one account. */
+export const sandbox_card_account: Account = { id: 'sandbox', connector: 'sandbox' };
+
+export function sandboxCardProcessor(): CardProcessor {
   return {
-    name: 'sandbox',
+    capability: 'CARD',
+    account: sandbox_card_account,
     // The sandbox decides now, while it sees the number; the autopilot plays the outcome later.
     reference: ({ number }) => ({ externalId: externalId('card'), providerData: { sandboxOutcome: sandboxCardOutcome(number) } }),
+    authorise: async () => [],
+    // It captures what it approves itself.
+    capture: async ({ paymentId }) => ({ status: 'DONE', detail: paymentId }),
     // The sandbox card processor and bank refund at once (CONTRACT §5a), and give back at once what a sale cannot take.
     refund: async () => ({ status: 'SUCCEEDED' }),
-    cancel: async () => ({ status: 'DONE', detail: null }),
+    giveBack: async () => ({ status: 'DONE', detail: null }),
+    // No record apart from the sale's own: what it decided is played by the autopilot.
+    sync: async () => null,
   };
 }

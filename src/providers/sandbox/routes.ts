@@ -66,7 +66,7 @@ export async function sandboxPixRoutes(app: Router, ctx: AppContext): Promise<vo
       },
     },
     async (request) => {
-      const psp = ctx.providers.sandboxPix;
+      const psp = ctx.sandbox.pix;
       if (!psp) throw new ApiError('NOT_FOUND', 'The sandbox PSP runs only with PIX_PROVIDER=sandbox');
       const sale = maybeOne(
         await run<{ amount: number }>(
@@ -169,8 +169,9 @@ export async function sandboxSaleRoutes(app: Router, ctx: AppContext): Promise<v
       if (sale.payment_method === 'BOLETO') return payBoleto(ctx, sale, amount);
       if (sale.payment_method !== 'PIX')
         throw new ApiError('INVALID_TRANSITION', 'A card sale is paid by its authorisation; the sandbox moves it by itself (SANDBOX_AUTOPILOT)');
-      const psp = ctx.providers.sandboxPix;
-      if (!psp || sale.pix_txid === null) throw new ApiError('NOT_FOUND', 'The sandbox PSP runs only with PIX_PROVIDER=sandbox');
+      const psp = ctx.sandbox.pix;
+      if (!psp || sale.pix_txid === null || !playedBySandbox(ctx, sale))
+        throw new ApiError('NOT_FOUND', 'The sandbox PSP pays only the sales it charged (PIX_PROVIDER=sandbox)');
       await psp.pay(sale.pix_txid, amount ?? sale.amount);
       return { id, status: (await saleToPay(ctx, id))!.status };
     },
@@ -182,7 +183,7 @@ interface SaleToPay {
   status: string;
   amount: number;
   payment_method: string;
-  provider: string;
+  account: string | null;
   pix_txid: string | null;
   external_transaction_id: string;
 }
@@ -191,15 +192,19 @@ async function saleToPay(ctx: AppContext, id: number): Promise<SaleToPay | null>
   return maybeOne(
     await run<SaleToPay>(
       ctx.db,
-      sql`SELECT id, status, amount, payment_method, provider, pix_txid, external_transaction_id FROM transactions WHERE id = ${id}`,
+      sql`SELECT id, status, amount, payment_method, account, pix_txid, external_transaction_id FROM transactions WHERE id = ${id}`,
     ),
   );
 }
 
+/** A sale made with an account the sandbox plays (a real PSP's sale is never paid by the sandbox). */
+const playedBySandbox = (ctx: AppContext, sale: SaleToPay) => sale.account !== null && ctx.sandbox.accounts.includes(sale.account);
+
 /** A bank pays the boleto at the embedded PSP; the answer waits for the gateway to read the notification. */
 async function payBoleto(ctx: AppContext, sale: SaleToPay, amount: number | undefined) {
-  const psp = ctx.providers.sandboxBoleto;
-  if (!psp || sale.provider !== 'efi') throw new ApiError('NOT_FOUND', 'The sandbox PSP issues boletos only with BOLETO_PROVIDER=sandbox');
+  const psp = ctx.sandbox.boleto;
+  if (!psp || !playedBySandbox(ctx, sale))
+    throw new ApiError('NOT_FOUND', 'The sandbox PSP pays only the boletos it issued (BOLETO_PROVIDER=sandbox)');
   try {
     await psp.pay(Number(sale.external_transaction_id), amount);
   } catch (error) {
