@@ -53,7 +53,13 @@ const max_rate = 10_000_000;
 const min_request_timeout_ms = 1000;
 const max_request_timeout_ms = 3_600_000;
 
-export function loadConfig(env: Env): Config {
+/**
+ * The configuration as the environment gives it: the PIX receiver key is null with PostgreSQL
+ * when none is configured, made once and kept in the database when the gateway starts (runtime.ts).
+ */
+export type LoadedConfig = Omit<Config, 'pixReceiverKey'> & { pixReceiverKey: string | null };
+
+export function loadConfig(env: Env): LoadedConfig {
   const databaseUrl = nonEmpty(env.DATABASE_URL);
   if (databaseUrl !== undefined && databaseUrl !== 'memory://' && !/^postgres(ql)?:\/\/.+/.test(databaseUrl)) {
     fail('DATABASE_URL', 'must be postgres://… or memory://');
@@ -166,8 +172,10 @@ const key_forms = 'a CPF (11 digits), a CNPJ (14 characters), an e-mail, a phone
  * DICT's canonical form: CPF and CNPJ without punctuation, e-mail and random key in lower case,
  * phone as bare +55 E.164. A key that is valid but written otherwise is refused with the form to use.
  */
-function pixReceiverKey(env: Env, secrets: Secrets): string {
+function pixReceiverKey(env: Env, secrets: Secrets): string | null {
   const fromEnv = nonEmpty(env.PIX_RECEIVER_KEY);
+  // With PostgreSQL, every process of the installation must write the same key: one is made in the database.
+  if (fromEnv === undefined && secrets.file === null && secrets.pixReceiverKey === undefined) return null;
   const key: unknown = fromEnv ?? secrets.pixReceiverKey ?? randomUUID();
   const name = fromEnv === undefined && secrets.file ? `PIX_RECEIVER_KEY (kept in ${secrets.file})` : 'PIX_RECEIVER_KEY';
   if (typeof key !== 'string') return fail(name, `must be a string, one of ${key_forms}`);

@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   let server: App | null = null;
   if (role !== 'worker') {
     const address = await app.listen({ port: config.port, host: config.host });
-    ctx.providers.listeningAt(address);
+    await ctx.providers.listeningAt(address);
     server = app;
     console.log(`gateway (${role}) listening on ${address} — API docs at ${address}/docs`);
   }

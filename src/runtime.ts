@@ -1,7 +1,8 @@
-import { createHmac } from 'node:crypto';
-import { type Config, loadConfig } from './config.ts';
+import { createHmac, randomUUID } from 'node:crypto';
+import { type Config, type LoadedConfig, loadConfig } from './config.ts';
 import type { Env } from './config-values.ts';
 import { type AppContext, type Clock, systemClock } from './context.ts';
+import type { Db } from './db/db.ts';
 import { migrate } from './db/migrate.ts';
 import { openDb } from './db/open.ts';
 import { one, run, sql } from './db/sql.ts';
@@ -9,9 +10,11 @@ import { loadRailSettings, openRails, type RailSettings, type Rails } from './pr
 import { ApiKeyAuthenticator } from './sellers/authenticator.ts';
 
 /** Everything the environment says: the gateway's own settings and each rail's. */
+export type LoadedSettings = LoadedConfig & RailSettings;
+/** The settings a process runs with: the environment's, with what the installation made for itself. */
 export type Settings = Config & RailSettings;
 
-export function loadSettings(env: Env): Settings {
+export function loadSettings(env: Env): LoadedSettings {
   const core = loadConfig(env);
   return { ...core, ...loadRailSettings(env, core) };
 }
@@ -22,19 +25,20 @@ export interface Runtime extends AppContext {
 }
 
 /** Opens the database, applies migrations and wires the shared services of one process. */
-export async function createContext(settings: Settings, clock: Clock = systemClock): Promise<Runtime> {
+export async function createContext(settings: LoadedSettings, clock: Clock = systemClock): Promise<Runtime> {
   const db = await openDb(settings.databaseUrl, settings.dataDir);
   let rails: Rails | null = null;
   try {
     await migrate(db);
     const installationId = one(await run<{ installation_id: string }>(db, sql`SELECT installation_id FROM installation`)).installation_id;
-    rails = await openRails(settings, { config: settings, db, clock, installationId });
+    const resolved = await withInstallationValues(db, settings);
+    rails = await openRails(resolved, { config: resolved, db, clock, installationId });
     const authenticator = new ApiKeyAuthenticator(db);
     await authenticator.start();
     // Derived, so no extra secret to manage; rotating POSTBACK_SECRET re-keys future fingerprints.
     const derive = (purpose: string) => createHmac('sha256', settings.postbackSecret).update(purpose).digest('hex');
     return {
-      config: settings,
+      config: resolved,
       db,
       clock,
       authenticator,
@@ -50,6 +54,24 @@ export async function createContext(settings: Settings, clock: Clock = systemClo
     await db.close();
     throw error;
   }
+}
+
+/**
+ * The settings with what the installation made for itself: a PIX receiver key none was configured
+ * (PostgreSQL), made by the first process and read by every other, so that API and worker processes
+ * write the same key into BR Codes and register the same key's webhook.
+ */
+async function withInstallationValues(db: Db, settings: LoadedSettings): Promise<Settings> {
+  const key = settings.pixReceiverKey;
+  if (key !== null)
+    return { ...settings, pixReceiverKey: key, payoutRail: { ...settings.payoutRail, payerKey: settings.payoutRail.payerKey ?? key } };
+  const made = one(
+    await run<{ pix_receiver_key: string }>(
+      db,
+      sql`UPDATE installation SET pix_receiver_key = coalesce(pix_receiver_key, ${randomUUID()}) RETURNING pix_receiver_key`,
+    ),
+  ).pix_receiver_key;
+  return { ...settings, pixReceiverKey: made, payoutRail: { ...settings.payoutRail, payerKey: settings.payoutRail.payerKey ?? made } };
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {

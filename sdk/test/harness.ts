@@ -28,7 +28,7 @@ export async function startBench(options: GatewayOptions = {}): Promise<SdkBench
   await gw.app.listen({ port: 0, host: '127.0.0.1' });
   const baseUrl = `http://127.0.0.1:${(gw.app.server.address() as AddressInfo).port}`;
   // The embedded PSP calls the gateway back where it listens (as `npm start` sets up).
-  gw.ctx.providers.listeningAt(baseUrl);
+  await gw.ctx.providers.listeningAt(baseUrl);
   const reconcile = railJob(gw, 'pix-reconcile');
   await reconcile.run(gw.ctx);
   const delivery = createDeliveryJob({ retryDelaysMs: [60_000], random: () => 0.5 });

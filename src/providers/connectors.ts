@@ -3,9 +3,10 @@
  * connector's own loader), each rail's account opened with its connector, and what the rest of the
  * gateway gets of them: the registry of ports, their inbound endpoints and their jobs.
  */
-import type { Config } from '../config.ts';
+import type { Config, LoadedConfig } from '../config.ts';
 import type { Env } from '../config-values.ts';
 import type { Db } from '../db/db.ts';
+import { maybeOne, run, sql } from '../db/sql.ts';
 import type { Job } from '../workers/job.ts';
 import { accountOf, recordAccounts, sandboxAccount } from './accounts.ts';
 import { type CardRailConfig, loadCardRailConfig } from './adyen/config.ts';
@@ -42,7 +43,7 @@ export interface RailSettings {
   boletoRail: BoletoRailConfig;
 }
 
-export function loadRailSettings(env: Env, core: Pick<Config, 'postbackSecret' | 'pixReceiverKey'>): RailSettings {
+export function loadRailSettings(env: Env, core: Pick<LoadedConfig, 'postbackSecret' | 'pixReceiverKey'>): RailSettings {
   return {
     pixRail: loadApiPixConfig(env, core.postbackSecret),
     cardRail: loadCardRailConfig(env),
@@ -118,7 +119,7 @@ function openApiPix(pix: ApiPixConfig, psp: SandboxPsp | null, { config, install
 }
 
 /** The payout sender: Efí itself, or the embedded PSP through the same connector. */
-function openPayouts(payout: PayoutRailConfig, psp: SandboxPsp | null, apiPix: ApiPixConnector | null, installationId: string) {
+function openPayouts(payout: PayoutRailConfig, psp: SandboxPsp | null, apiPix: ApiPixConnector | null, installationId: string, receiverKey: string) {
   // One transport per PSP: with the embedded PSP on both rails, the API Pix client's connections and token serve the sends too.
   const sendTransport = payout.efi
     ? createPixTransport(payout.efi)
@@ -127,7 +128,12 @@ function openPayouts(payout: PayoutRailConfig, psp: SandboxPsp | null, apiPix: A
       : createPixTransport({ baseUrl: psp!.efiUrl, tokenUrl: psp!.tokenUrl, clientId: psp!.clientId, clientSecret: psp!.clientSecret });
   const account = payout.efi ? accountOf('efi', payout.efi.baseUrl, payout.efi.clientId) : sandboxAccount('efi');
   const client = createEfiPixSendClient(payout.efi?.baseUrl ?? psp!.efiUrl, sendTransport);
-  return { efi: efiPayoutConnector(client, { payerKey: payout.payerKey, installationId }, account), sendTransport };
+  return { efi: efiPayoutConnector(client, { payerKey: payout.payerKey ?? receiverKey, installationId }, account), sendTransport };
+}
+
+/** Where an API process of this installation last said it listens. */
+async function listeningElsewhere(db: Db): Promise<string | null> {
+  return maybeOne(await run<{ callback_base_url: string | null }>(db, sql`SELECT callback_base_url FROM installation`))?.callback_base_url ?? null;
 }
 
 export async function openRails(settings: RailSettings, deps: Deps): Promise<Rails> {
@@ -142,7 +148,7 @@ export async function openRails(settings: RailSettings, deps: Deps): Promise<Rai
         accountOf('adyen', settings.cardRail.adyen.checkoutUrl, settings.cardRail.adyen.merchantAccount),
       )
     : null;
-  const { efi, sendTransport } = openPayouts(payout, psp, pix.provider === 'sandbox' ? apiPix : null, installationId);
+  const { efi, sendTransport } = openPayouts(payout, psp, pix.provider === 'sandbox' ? apiPix : null, installationId, config.pixReceiverKey);
   let listening: string | null = null;
   const { efiBoleto, boletoTransport } = openBoletos(boletoRail, psp, deps, () => listening);
   // The sandbox mode stands for the payer's bank where a real PSP would need the operator (CONTRACT §5a, §11.4).
@@ -152,8 +158,9 @@ export async function openRails(settings: RailSettings, deps: Deps): Promise<Rai
   const rails = { PIX: pixPsp, CREDIT_CARD: card, DEBIT_CARD: card, BOLETO: issuer, PAYOUT: efi };
   await recordAccounts(deps.db, { pix: pixPsp.account, card: card.account, boleto: issuer.account, payout: efi.account });
 
-  const webhookUrl = () => {
-    const base = pix.webhookBaseUrl ?? listening;
+  // Without a public address, the callbacks go where an API process of this installation listens (a worker has none of its own).
+  const webhookUrl = async () => {
+    const base = pix.webhookBaseUrl ?? listening ?? (await listeningElsewhere(deps.db));
     return base === null ? null : `${base}/providers/pix/${pix.webhookSecret}`;
   };
   const inbound: InboundEndpoint[] = [
@@ -165,8 +172,12 @@ export async function openRails(settings: RailSettings, deps: Deps): Promise<Rai
   const providers = createRegistry({
     rails,
     inbound,
-    listeningAt(baseUrl) {
+    async listeningAt(baseUrl) {
       listening = baseUrl.replace(/\/+$/, '');
+      await run(deps.db, sql`UPDATE installation SET callback_base_url = ${listening}`);
+      // No public address: the PSP is told this one now, so a Pix is heard at once even when the
+      // installation's workers run apart (they tell it again each round; a failure here is theirs to mend).
+      if (pix.webhookBaseUrl === null) await apiPix.client.putWebhook(config.pixReceiverKey, (await webhookUrl())!).catch(() => {});
     },
     async close() {
       await apiPix.client.close();
@@ -180,7 +191,7 @@ export async function openRails(settings: RailSettings, deps: Deps): Promise<Rai
     heldFactsJob,
     createFollowupJob(pix.reconcileSeconds * 1000),
     createPixReconcileJob(apiPix, { reconcileSeconds: pix.reconcileSeconds, receiverKey: config.pixReceiverKey, installationId, webhookUrl }),
-    createPayoutJob(efi, { reconcileSeconds: pix.reconcileSeconds, payerKey: payout.payerKey, webhookUrl }),
+    createPayoutJob(efi, { reconcileSeconds: pix.reconcileSeconds, payerKey: efi.payerKey, webhookUrl }),
     createBoletoJob(efiBoleto, { reconcileSeconds: pix.reconcileSeconds }),
     ...(adyen ? [createAdyenFollowupJob(adyen)] : []),
     ...(config.sandboxAutopilot ? [cardAutopilotJob, payoutAutopilotJob] : []),

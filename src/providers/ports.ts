@@ -267,7 +267,7 @@ export interface Providers {
    */
   add(port: Port, options?: { rail?: (keyof RailPorts)[] }): void;
   readonly inbound: readonly InboundEndpoint[];
-  /** This process's own address, the callback base when no public one is configured. */
-  listeningAt(baseUrl: string): void;
+  /** This process's own address, the callback base when no public one is configured (kept for the installation's workers). */
+  listeningAt(baseUrl: string): Promise<void>;
   close(): Promise<void>;
 }

@@ -22,7 +22,7 @@ export interface RegistryParts {
   /** The port of each rail, as configured now. */
   rails: RailPorts;
   inbound: InboundEndpoint[];
-  listeningAt(baseUrl: string): void;
+  listeningAt(baseUrl: string): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -5,7 +5,7 @@ import type { DestinationStream } from 'pino';
 import { type App, buildApp } from '../../src/app.ts';
 import type { Clock } from '../../src/context.ts';
 import type { MsClock } from '../../src/http/rate-limit.ts';
-import { closeContext, createContext, loadSettings, type Runtime, type Settings } from '../../src/runtime.ts';
+import { closeContext, createContext, type LoadedSettings, loadSettings, type Runtime, type Settings } from '../../src/runtime.ts';
 import type { Job } from '../../src/workers/job.ts';
 import { freshDatabase, type TestDatabase } from './databases.ts';
 
@@ -58,15 +58,16 @@ export function testEnv(url: string, env: Record<string, string> = {}): Record<s
   };
 }
 
-function testConfig(url: string, env: Record<string, string> = {}): Settings {
+function testConfig(url: string, env: Record<string, string> = {}): LoadedSettings {
   return loadSettings(testEnv(url, env));
 }
 
 /** A gateway on a database of its own (PGlite in memory, or a fresh PostgreSQL database). */
 export async function startGateway(options: GatewayOptions = {}): Promise<Gateway> {
   const database = await freshDatabase();
-  const config = testConfig(database.url, options.env);
-  const ctx = await createContext(config, options.clock);
+  const loaded = testConfig(database.url, options.env);
+  const ctx = await createContext(loaded, options.clock);
+  const config = ctx.config as Settings;
   const app = await buildApp(ctx, {
     ...(options.logStream ? { logStream: options.logStream } : {}),
     ...(options.rateLimitClock ? { rateLimitClock: options.rateLimitClock } : {}),
@@ -96,7 +97,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       };
     },
     async peer() {
-      const peerCtx = await createContext(config, options.clock);
+      const peerCtx = await createContext(loaded, options.clock);
       const peerApp = await buildApp(peerCtx);
       await peerApp.ready();
       const close = async () => {

@@ -47,7 +47,7 @@ describe('boletos registered through Efí (the embedded PSP, over HTTP)', () => 
   before(async () => {
     gw = await startGateway({ clock: { now: () => now }, env: { PIX_RECONCILE_SECONDS: '30' } });
     const url = await gw.app.listen({ port: 0, host: '127.0.0.1' });
-    gw.ctx.providers.listeningAt(url);
+    await gw.ctx.providers.listeningAt(url);
     // Every call the connector makes goes through this: requests checked by the SDK, raw answers by the SDK and our schema.
     const real = gw.ctx.rails.efiBoleto.charges;
     const psp = gw.ctx.rails.psp!;

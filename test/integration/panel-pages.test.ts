@@ -77,7 +77,7 @@ describe('the seller panel pages in a browser', { skip: browserSkipReason() }, (
     gw = await startGateway({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
     await gw.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(gw.app.server.address() as AddressInfo).port}`;
-    gw.ctx.providers.listeningAt(base);
+    await gw.ctx.providers.listeningAt(base);
     await railJob(gw, 'pix-reconcile').run(gw.ctx); // registers the PSP's callback to this gateway
     rx = await startReceiver();
     browser = await launchBrowser();

@@ -89,7 +89,7 @@ describe('every panel page at a phone’s and a desk’s size', { skip: browserS
     gw = await startGateway({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
     await gw.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(gw.app.server.address() as AddressInfo).port}`;
-    gw.ctx.providers.listeningAt(base);
+    await gw.ctx.providers.listeningAt(base);
     rx = await startReceiver();
     browser = await launchBrowser();
     seller = await gw.createSeller({ name: 'Loja dos Tamanhos', email: EMAIL });

@@ -21,7 +21,7 @@ describe('the seller panel in a browser', { skip: browserSkipReason() }, () => {
     gw = await startGateway();
     await gw.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(gw.app.server.address() as AddressInfo).port}`;
-    gw.ctx.providers.listeningAt(base);
+    await gw.ctx.providers.listeningAt(base);
     browser = await launchBrowser();
     seller = await gw.createSeller({ name: 'Loja Painel', email: 'painel@example.com' });
   });

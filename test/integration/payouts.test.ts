@@ -34,7 +34,7 @@ describe('payouts through Efí (the embedded PSP, over HTTP)', () => {
   before(async () => {
     gw = await startGateway({ clock: { now: () => now }, env: { PIX_RECONCILE_SECONDS: String(reconcile_s) } });
     const url = await gw.app.listen({ port: 0, host: '127.0.0.1' });
-    gw.ctx.providers.listeningAt(url);
+    await gw.ctx.providers.listeningAt(url);
     // Every call the connector makes goes through this: requests checked by the SDK, answers by our schema.
     const real = gw.ctx.rails.efi.client;
     const checked: EfiPixSendClient = {
@@ -282,7 +282,7 @@ describe('payouts through Efí: a gateway killed between the send and its outcom
   before(async () => {
     gw = await startGateway({ clock: { now: () => now } });
     url = await gw.app.listen({ port: 0, host: '127.0.0.1' });
-    gw.ctx.providers.listeningAt(url);
+    await gw.ctx.providers.listeningAt(url);
   });
   after(async () => {
     await gw?.close();

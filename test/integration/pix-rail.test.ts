@@ -63,7 +63,7 @@ describe('the PIX rail: the api-pix connector against the embedded PSP', () => {
     gw = await startGateway({ env: { PIX_RECONCILE_SECONDS: '5' } });
     await gw.app.listen({ port: 0, host: '127.0.0.1' });
     tap = await startCallbackTap((gw.app.server.address() as AddressInfo).port);
-    gw.ctx.providers.listeningAt(tap.url);
+    await gw.ctx.providers.listeningAt(tap.url);
     proxy = await startValidatingProxy({ target: psp().apiUrl });
     await gw.ctx.rails.apiPix.client.close();
     gw.ctx.rails.apiPix.client = createApiPixClient({

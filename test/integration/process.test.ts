@@ -11,6 +11,7 @@ import { after, describe, test } from 'node:test';
 import { ConfigError } from '../../src/config.ts';
 import { lockDataDir } from '../../src/db/data-dir-lock.ts';
 import { freshDatabase, onPostgres, type TestDatabase } from '../helpers/databases.ts';
+import { pixExample } from '../helpers/fixtures.ts';
 import { testEnv } from '../helpers/gateway.ts';
 
 interface Exit {
@@ -179,6 +180,64 @@ describe('npm start under a process manager', () => {
       t.diagnostic(`${signal}: port ${port} refused connections ${freedMs} ms after the signal`);
     });
   }
+});
+
+// CONTRACT §1 roles, §16 "Many processes": an API process and a worker process started apart on one
+// PostgreSQL behave as one process does. Nothing is configured that the installation makes for
+// itself (the PIX receiver key, where callbacks go): the first process makes it, the other reads it.
+describe('npm start -- api and npm start -- worker on one PostgreSQL, sandbox mode', { skip: !onPostgres && 'PGlite runs one process' }, () => {
+  test('a sandbox Pix pays its sale within 2 s, a cashout completes within 5 s', async (t) => {
+    const port = await freePort();
+    const env: Record<string, string> = { ...(await gatewayEnv(port)), SANDBOX_AUTOPILOT: 'true', LOG_LEVEL: 'warn' };
+    delete env.PIX_RECEIVER_KEY;
+    const api = launch('npm', ['start', '--', 'api'], env);
+    const worker = launch('npm', ['start', '--', 'worker'], env);
+    await waitForHealth(api, port);
+    const gw = `http://127.0.0.1:${port}`;
+    const call = async (method: string, path: string, headers: Record<string, string>, body?: object) => {
+      const res = await fetch(`${gw}${path}`, {
+        method,
+        headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+        signal: AbortSignal.timeout(10_000),
+      });
+      // biome-ignore lint/suspicious/noExplicitAny: an answer, read as JSON
+      return { status: res.status, json: (await res.json()) as Record<string, any> };
+    };
+    const admin = { authorization: `Bearer ${env.ADMIN_TOKEN}` };
+    const seller = await call('POST', '/admin/sellers', admin, { name: 'Loja', email: 'loja@example.com' });
+    assert.equal(seller.status, 201);
+    const keys = { 'x-api-public-key': String(seller.json.publicKey), 'x-api-private-key': String(seller.json.privateKey) };
+    const sale = await call('POST', '/api/sales', { ...keys, 'idempotency-key': 'sale-1' }, pixExample());
+    assert.equal(sale.status, 201, JSON.stringify(sale.json));
+    const id: number = sale.json.sale.id;
+    // The worker has run its first rounds (it registers the PSP's webhook too) once it says nothing new; wait for it to be up.
+    await waitUntil('the worker started', () => worker.stdout().includes('operator token'), 300, 200);
+
+    const paidAt = performance.now();
+    assert.equal((await call('POST', `/sandbox/sales/${id}/pay`, admin)).status, 200);
+    const status = async () => (await call('GET', `/api/transactions/${id}`, keys)).json.status;
+    const paidMs = await waitUntil('the sale PAGO', async () => (await status()) === 'PAGO', 100, 50);
+    t.diagnostic(`PAGO ${paidMs} ms after the Pix (${Math.round(performance.now() - paidAt)} ms with the pay call)`);
+    assert.ok(paidMs <= 2000, `the sale was PAGO ${paidMs} ms after the Pix`);
+
+    const cashout = await call(
+      'POST',
+      '/api/public/cashout',
+      { ...keys, 'idempotency-key': 'cashout-1' },
+      { amount: 100, pixKey: 'loja@example.com', pixKeyType: 'EMAIL' },
+    );
+    assert.equal(cashout.status, 201, JSON.stringify(cashout.json));
+    const cashoutStatus = async () => (await call('GET', `/api/public/cashout/${cashout.json.id}`, keys)).json.status;
+    const completedMs = await waitUntil('the cashout COMPLETED', async () => (await cashoutStatus()) === 'COMPLETED', 200, 50);
+    t.diagnostic(`cashout COMPLETED ${completedMs} ms after it was asked`);
+    assert.ok(completedMs <= 5000, `the cashout was COMPLETED ${completedMs} ms after it was asked`);
+    assert.equal(worker.exit(), null, `the worker runs: ${worker.stderr()}`);
+    process.kill(-api.pid, 'SIGTERM');
+    process.kill(-worker.pid, 'SIGTERM');
+    await exitWithin(api, 15_000);
+    await exitWithin(worker, 15_000);
+  });
 });
 
 describe('a stop that cannot finish', () => {

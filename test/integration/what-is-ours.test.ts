@@ -51,7 +51,7 @@ describe('what is ours: a boleto paid by its Pix, and two installations on one P
   before(async () => {
     const gwA = await startGateway({ env: { PIX_RECONCILE_SECONDS: '5' } });
     const urlA = await gwA.app.listen({ port: 0, host: '127.0.0.1' });
-    gwA.ctx.providers.listeningAt(urlA);
+    await gwA.ctx.providers.listeningAt(urlA);
     const psp = gwA.ctx.rails.psp!;
     const certs = makeTestCerts();
     const dir = mkdtempSync(join(tmpdir(), 'ours-'));

@@ -30,7 +30,7 @@ test('embedded defaults: every variable of CONTRACT §1 has its default', () => 
   assert.equal(c.httpIdleTimeoutMs, 900_000);
   assert.equal(c.httpMaxConnections, 1000);
   assert.equal(c.shutdownTimeoutMs, 25_000);
-  assert.match(c.pixReceiverKey, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+  assert.match(c.pixReceiverKey ?? '', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
 });
 
 test('embedded mode generates secrets once, stores them 0600 and reuses them', () => {
@@ -67,6 +67,7 @@ test('PostgreSQL requires ADMIN_TOKEN and POSTBACK_SECRET', () => {
   );
   const c = loadConfig({ DATABASE_URL: url, ADMIN_TOKEN: 'x'.repeat(32), POSTBACK_SECRET: 'y'.repeat(32) });
   assert.equal(c.embedded, false);
+  assert.equal(c.pixReceiverKey, null, 'made once in the database when the gateway starts, not per process');
   assert.equal(c.webhookAllowPrivate, true);
 });
 
@@ -207,7 +208,8 @@ function refused(env: Record<string, string>, name: string, includes?: string): 
 }
 
 /** A BR Code built from what the configuration accepted; pix-utils must read it. */
-function brCodeOf(c: { pixReceiverKey: string; pixMerchantName: string; pixMerchantCity: string }) {
+function brCodeOf(c: { pixReceiverKey: string | null; pixMerchantName: string; pixMerchantCity: string }) {
+  assert.ok(c.pixReceiverKey !== null, 'embedded mode has its key at once');
   const code = buildBrCode({
     key: c.pixReceiverKey,
     merchantName: c.pixMerchantName,

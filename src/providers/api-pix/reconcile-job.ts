@@ -23,7 +23,7 @@ export interface ReconcileSettings {
   receiverKey: string;
   installationId: string;
   /** The callback URL the PSP is told; null until this process knows where it listens. */
-  webhookUrl(): string | null;
+  webhookUrl(): Promise<string | null>;
 }
 
 export function createPixReconcileJob(connector: ApiPixConnector, s: ReconcileSettings): Job {
@@ -44,7 +44,7 @@ export function createPixReconcileJob(connector: ApiPixConnector, s: ReconcileSe
           failures.push(`${name}: ${error instanceof Error ? error.message : String(error)}`);
         });
       };
-      const url = s.webhookUrl();
+      const url = await s.webhookUrl().catch(() => null);
       if (url !== null && registered !== url) {
         await step('webhook registration', async () => {
           await connector.client.putWebhook(s.receiverKey, url);

@@ -11,13 +11,13 @@ export interface PayoutRailConfig {
   provider: 'sandbox' | 'efi';
   /** Null with the sandbox (the embedded PSP hands out its own URL and credentials). */
   efi: EfiConnection | null;
-  /** The platform's key at Efí that pays. */
-  payerKey: string;
+  /** The platform's key at Efí that pays; null: the PIX receiver key (made at start when none is configured). */
+  payerKey: string | null;
 }
 
 const efi_production = 'https://pix.api.efipay.com.br';
 
-export function loadPayoutRailConfig(env: Env, pixReceiverKey: string): PayoutRailConfig {
+export function loadPayoutRailConfig(env: Env, pixReceiverKey: string | null): PayoutRailConfig {
   const provider = oneOf(env, 'PAYOUT_PROVIDER', ['sandbox', 'efi'] as const, 'sandbox');
   const payerKey = nonEmpty(env.EFI_PAYER_KEY) ?? pixReceiverKey;
   if (provider === 'sandbox') return { provider, efi: null, payerKey: pixReceiverKey };

@@ -22,7 +22,7 @@ export interface PayoutJobSettings {
   reconcileSeconds: number;
   payerKey: string;
   /** The callback URL Efí is told; null until this process knows where it listens. */
-  webhookUrl(): string | null;
+  webhookUrl(): Promise<string | null>;
 }
 
 /**
@@ -75,7 +75,7 @@ export function createPayoutJob(connector: EfiPayoutConnector, s: PayoutJobSetti
     name: 'efi-payouts',
     idle_interval_ms: 250,
     async run(ctx, _wake, log, stopping) {
-      const url = s.webhookUrl();
+      const url = await s.webhookUrl().catch(() => null);
       if (url !== null && registered !== url && Date.now() - registrationFailedAt > intervalMs) {
         try {
           await connector.client.putWebhook(s.payerKey, url);
