@@ -37,7 +37,7 @@ export function requestCashout(ctx: AppContext, ask: CashoutAsk): Promise<Stored
       const parsed = parseCashoutRequest(ask.body);
       if (!parsed.ok) return parsed;
       const made = await createCashout(q, ask.sellerId, parsed.value, ask.now, ctx.providers.rail('PAYOUT').account, ask.channel);
-      return made.ok ? { status: 201, body: cashoutView(made.value) } : made;
+      return made.ok ? { made: cashoutView(made.value) } : made;
     },
   );
 }

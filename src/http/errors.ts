@@ -1,7 +1,8 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DatabaseUnavailableError } from '../db/db.ts';
-import { ApiError, errorBody, type PublicErrorCode, validationError } from '../domain/errors.ts';
+import { ApiError, type PublicErrorCode, validationError } from '../domain/errors.ts';
+import { errorBody } from './error-bodies.ts';
 import { type AjvError, ajvDetails } from './field-errors.ts';
 
 // Long enough for the availability probe to have run again; short enough to retry soon.

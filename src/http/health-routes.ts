@@ -3,7 +3,7 @@ import type { Registry } from 'prom-client';
 import type { AppContext } from '../context.ts';
 import { DatabaseUnavailableError } from '../db/db.ts';
 import { run, sql } from '../db/sql.ts';
-import { errorBody } from '../domain/errors.ts';
+import { errorBody } from './error-bodies.ts';
 import { unavailable_retry_after_s } from './errors.ts';
 import type { Router } from './router.ts';
 

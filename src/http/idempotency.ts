@@ -3,9 +3,10 @@ import type { FastifyReply } from 'fastify';
 import type { Db, Queryable } from '../db/db.ts';
 import { maybeOne, one, run as runSql, type Sql, sql } from '../db/sql.ts';
 import { canonicalJson, TooDeepError } from '../domain/canonical-json.ts';
-import { ApiError, errorBody, validationError } from '../domain/errors.ts';
+import { ApiError, validationError } from '../domain/errors.ts';
 import { type Refused, refusalError } from '../domain/result.ts';
 import type { Job } from '../workers/job.ts';
+import { errorBody } from './error-bodies.ts';
 import { dropLapsedClaims, type KeyIds } from './idempotency-claim.ts';
 
 const key_max_length = 255;
@@ -35,13 +36,20 @@ export interface IdempotentRequest {
 }
 
 export type Answer = { status: number; body: unknown };
-/** What a request's work gives: its answer, or a refusal (nothing it wrote is kept). */
-export type Work = Answer | Refused;
+/**
+ * What a use case's work gives: a resource made, or an action done, with what it returns; the HTTP
+ * status of each is chosen here (201, 200), never by the use case.
+ */
+export type Outcome = { made: unknown } | { done: unknown };
+/** A work's outcome, or a refusal (nothing it wrote is kept). */
+export type Work = Outcome | Refused;
+
+export const answerOf = (outcome: Outcome): Answer => ('made' in outcome ? { status: 201, body: outcome.made } : { status: 200, body: outcome.done });
 
 /** The answer, or the refusal thrown, inside the work's transaction so that it rolls back. */
 function answered(work: Work): Answer {
   if ('ok' in work) throw refusalError(work.refusal);
-  return work;
+  return answerOf(work);
 }
 
 export const inUse = () => new ApiError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed');

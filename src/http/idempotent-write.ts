@@ -14,10 +14,12 @@ import {
   type Answer,
   AnsweredMeanwhile,
   afterFailure,
+  answerOf,
   type IdempotentRequest,
   inUse,
   keyExpiry,
   keyed,
+  type Outcome,
   replayOf,
   type StoredResponse,
   storing,
@@ -43,7 +45,7 @@ export interface KeyedAnswer {
 /** A write that is one statement, storing the key's answer when given: the new row's id, or null when the key was another request's. */
 export interface OneWrite {
   write(answer: KeyedAnswer | null): Promise<number | null>;
-  answer(id: number): Answer;
+  answer(id: number): Outcome;
 }
 
 /** The written row's id beside the answer: null for a replay. */
@@ -73,7 +75,7 @@ export async function idempotentWrite<P>(
     if ('ok' in planned) throw refusalError(planned.refusal);
     const id = await planned.write(null);
     if (id === null) throw new Error('an unkeyed write is always written');
-    return { ...planned.answer(id), replayed: false, id };
+    return { ...answerOf(planned.answer(id)), replayed: false, id };
   }
   const request = { ...req, key: req.key };
   const { ids, fingerprint } = keyed(request);
@@ -115,7 +117,7 @@ async function written(
   token: string | null,
 ) {
   if ('ok' in planned) throw new WorkRefused(refusalError(planned.refusal));
-  const { status, body } = planned.answer(id_slot as unknown as number);
+  const { status, body } = answerOf(planned.answer(id_slot as unknown as number));
   const [head, tail, ...more] = JSON.stringify(body).split(`"${id_slot}"`);
   if (tail === undefined || more.length > 0) throw new Error('an answer written by its statement shows its id once');
   const id = await planned.write({

@@ -7,7 +7,8 @@
  * these schemas, so they document and cannot reshape what is sent.
  */
 import { type TSchema, Type } from 'typebox';
-import { PUBLIC_ERRORS, type PublicErrorCode } from '../domain/errors.ts';
+import type { PublicErrorCode } from '../domain/errors.ts';
+import { PUBLIC_ERRORS } from './error-bodies.ts';
 
 /** A named example of a request body: `content['application/json'].examples[name]`. */
 export interface BodyExample {
@@ -29,7 +30,7 @@ export const FieldError = Type.Object(
 );
 
 /**
- * Every error body (domain/errors.ts errorBody): `error` (a title) or `errorType` (an identifier),
+ * Every error body (http/error-bodies.ts errorBody): `error` (a title) or `errorType` (an identifier),
  * always `message`. Property order here is the order sent.
  */
 export const ErrorBody = Type.Object(

@@ -89,7 +89,7 @@ export function rotateOnce(ctx: AppContext, sellerId: number, key: string | unde
       const rotated = await rotateSigningSecret(q, sellerId, now);
       // Thrown, so the rotation rolls back (a 5xx answer is not kept for the key either).
       if (!rotated.ok) throw refusalError(rotated.refusal);
-      return { status: 200, body: secretView(rotated.value) };
+      return { done: secretView(rotated.value) };
     },
   );
 }

@@ -1,5 +1,6 @@
 /** The API's refusals in the panel's words (CONTRACT §12: "the same errors shown in words"). */
-import { type FieldError, PUBLIC_ERRORS, type PublicErrorCode } from '../domain/errors.ts';
+import type { FieldError, PublicErrorCode } from '../domain/errors.ts';
+import { PUBLIC_ERRORS } from '../http/error-bodies.ts';
 
 const words: Partial<Record<PublicErrorCode, string>> = {
   VALIDATION_ERROR: 'Confira os campos:',

@@ -175,9 +175,13 @@ export async function openRails(settings: RailSettings, deps: Deps): Promise<Rai
     async listeningAt(baseUrl) {
       listening = baseUrl.replace(/\/+$/, '');
       await run(deps.db, sql`UPDATE installation SET callback_base_url = ${listening}`);
-      // No public address: the PSP is told this one now, so a Pix is heard at once even when the
-      // installation's workers run apart (they tell it again each round; a failure here is theirs to mend).
-      if (pix.webhookBaseUrl === null) await apiPix.client.putWebhook(config.pixReceiverKey, (await webhookUrl())!).catch(() => {});
+      // No public address: the PSP is told this one now (not awaited: start-up goes on), so a Pix is
+      // heard at once even when the installation's workers run apart; they tell it again each round,
+      // and mend a failure here.
+      if (pix.webhookBaseUrl === null)
+        void webhookUrl()
+          .then((url) => apiPix.client.putWebhook(config.pixReceiverKey, url!))
+          .catch(() => {});
     },
     async close() {
       await apiPix.client.close();

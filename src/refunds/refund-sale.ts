@@ -4,7 +4,7 @@ import type { AppContext } from '../context.ts';
 import { objectChecker } from '../domain/body-schema.ts';
 import { BOLETO_MAX_AMOUNT_CENTS } from '../domain/boleto.ts';
 import { ok, type Result } from '../domain/result.ts';
-import { finalAnswer, idempotent, type StoredResponse } from '../http/idempotency.ts';
+import { answerOf, finalAnswer, idempotent, type StoredResponse } from '../http/idempotency.ts';
 import { Fields } from '../http/router.ts';
 import { requestRefund } from '../transactions/refund-moves.ts';
 import type { RefundRow } from '../transactions/refunds-repo.ts';
@@ -71,7 +71,7 @@ export async function refundSale(ctx: AppContext, ask: RefundAsk, log: FastifyBa
     );
     if (!requested.ok) return requested;
     made.refund = requested.value;
-    return { status: 201, body: refundView(made.refund) };
+    return { made: refundView(made.refund) };
   });
   const { refund } = made;
   if (answer.replayed || !refund) return answer;
@@ -82,5 +82,5 @@ export async function refundSale(ctx: AppContext, ask: RefundAsk, log: FastifyBa
   const body = refundView(sent);
   // The refund is made: a replay that still reads PENDING is no reason to fail this answer.
   await finalAnswer(request, body).catch((error: unknown) => log.warn({ err: error, refundId: refund.id }, 'stored answer not updated'));
-  return { status: 201, body, replayed: false };
+  return { ...answerOf({ made: body }), replayed: false };
 }

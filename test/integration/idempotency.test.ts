@@ -379,7 +379,7 @@ describe('Idempotency-Key on POST /api/sales', () => {
         );
       }
       await q.query("UPDATE sellers SET name = 'written by the work' WHERE id = $1", [seller.id]);
-      return { status: 201, body: { from: 'this request' } };
+      return { made: { from: 'this request' } };
     };
     const answer = await idempotent(req, work);
     assert.deepEqual(answer, { status: 201, body: '{"from":"the other request"}', replayed: true });
@@ -401,7 +401,7 @@ describe('Idempotency-Key on POST /api/sales', () => {
     const row: SaleRow = saleRowExample(sellerId, 1000, T0);
     const plan = () => ({
       write: (answer: KeyedAnswer | null) => writeSale(gw.ctx.db, { ...row, answer }),
-      answer: (id: number) => ({ status: 201, body: { sale: id } }),
+      answer: (id: number) => ({ made: { sale: id } }),
     });
     const salesNow = async () =>
       (await gw.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM transactions WHERE seller_id = $1', [sellerId])).rows[0]!.n;
