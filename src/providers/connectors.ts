@@ -31,9 +31,9 @@ import { createFollowupJob, heldFactsJob } from './events/jobs.ts';
 import type { InboundEndpoint, Providers } from './ports.ts';
 import { createRegistry } from './registry.ts';
 import { cardAutopilotJob, payoutAutopilotJob } from './sandbox/autopilot.ts';
+import { openEmbeddedPsp, type SandboxPsp } from './sandbox/embedded-psp.ts';
 import { type SandboxLevers, sandboxBoletoIssuer, sandboxLevers, sandboxPixPsp } from './sandbox/ports.ts';
 import { sandboxCardProcessor } from './sandbox/processors.ts';
-import { type SandboxPsp, startSandboxPsp } from './sandbox/psp/index.ts';
 
 /** What the environment says of each rail (CONTRACT §11). */
 export interface RailSettings {
@@ -77,7 +77,7 @@ interface Deps {
 async function openSandboxPsp(settings: RailSettings, { config, db, clock }: Deps): Promise<SandboxPsp | null> {
   const rails = [settings.pixRail, settings.payoutRail, settings.boletoRail];
   if (rails.every((r) => r.provider !== 'sandbox')) return null;
-  return startSandboxPsp({
+  return openEmbeddedPsp({
     db,
     clock,
     receiverKey: config.pixReceiverKey,

@@ -113,7 +113,7 @@ describe('boletos registered through Efí (the embedded PSP, over HTTP)', () => 
     (
       await run<{ status: string; charge_id: number }>(
         gw.ctx.db,
-        sql`SELECT c.status, c.charge_id::float8 AS charge_id FROM sandbox_psp_charges c
+        sql`SELECT c.status, c.charge_id::float8 AS charge_id FROM sandbox_psp.charges c
       JOIN transactions t ON t.external_transaction_id = c.charge_id::text WHERE t.id = ${id}`,
       )
     ).rows[0]!;
@@ -255,7 +255,7 @@ describe('boletos registered through Efí (the embedded PSP, over HTTP)', () => 
     const keyed = (key: string, body: object) =>
       gw.app.inject({ method: 'POST', url: '/api/sales', headers: { ...seller.headers, 'idempotency-key': key }, payload: body });
     const ofCustomId = async (customId: string) =>
-      (await run<{ n: number }>(gw.ctx.db, sql`SELECT count(*)::int AS n FROM sandbox_psp_charges WHERE custom_id = ${customId}`)).rows[0]!.n;
+      (await run<{ n: number }>(gw.ctx.db, sql`SELECT count(*)::int AS n FROM sandbox_psp.charges WHERE custom_id = ${customId}`)).rows[0]!.n;
     const sentId = () => (charges.at(-1) as { metadata: { custom_id: string } }).metadata.custom_id;
 
     const body = boletoExample({ dueDate: '2026-12-10' });
@@ -289,7 +289,7 @@ describe('boletos registered through Efí (the embedded PSP, over HTTP)', () => 
     const [{ charge_id }] = (
       await run<{ charge_id: number }>(
         gw.ctx.db,
-        sql`SELECT charge_id::float8 AS charge_id FROM sandbox_psp_charges WHERE custom_id = ${cancelledId}`,
+        sql`SELECT charge_id::float8 AS charge_id FROM sandbox_psp.charges WHERE custom_id = ${cancelledId}`,
       )
     ).rows as [{ charge_id: number }];
     await gw.ctx.rails.efiBoleto.charges.cancel(charge_id);

@@ -226,7 +226,7 @@ describe('Idempotency-Key on POST /api/sales', () => {
     const client = new pg.Client({ connectionString: gw.database.url });
     await client.connect();
     await client.query('BEGIN');
-    await client.query('LOCK TABLE sandbox_psp_cobs IN EXCLUSIVE MODE');
+    await client.query('LOCK TABLE sandbox_psp.cobs IN EXCLUSIVE MODE');
     return {
       release: async () => {
         await client.query('COMMIT');

@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import type { Db } from '../../src/db/db.ts';
 import { loadMigrations, migrate } from '../../src/db/migrate.ts';
 import { openDb } from '../../src/db/open.ts';
 import { freshDatabase, onPostgres } from '../helpers/databases.ts';
@@ -81,4 +82,88 @@ test('migration 013 gives every existing seller its own signing secret of 32 byt
     await db.close();
     await database.drop();
   }
+});
+
+/** A database migrated up to (not including) `version`, handed to `fill`, then migrated to the end. */
+async function migratedAcross(version: number, fill: (db: Db) => Promise<void>, check: (db: Db) => Promise<void>) {
+  const database = await freshDatabase();
+  const db = await openDb(database.url, mkdtempSync(join(tmpdir(), 'gw-mig-')));
+  try {
+    await migrate(
+      db,
+      loadMigrations().filter((m) => m.version < version),
+    );
+    await fill(db);
+    await migrate(db);
+    await check(db);
+  } finally {
+    await db.close();
+    await database.drop();
+  }
+}
+
+const tablesLike = async (db: Db, pattern: string) =>
+  (
+    await db.query<{ name: string }>(
+      "SELECT table_schema || '.' || table_name AS name FROM information_schema.tables WHERE table_name LIKE $1 OR table_schema LIKE $1 ORDER BY 1",
+      [pattern],
+    )
+  ).rows.map((r) => r.name);
+
+test('migration 027: a database whose sandbox never held anything has no sandbox table left', async () => {
+  await migratedAcross(
+    27,
+    async () => {},
+    async (db) => {
+      assert.deepEqual(await tablesLike(db, 'sandbox%'), []);
+      assert.equal((await db.query("SELECT to_regnamespace('sandbox_psp') AS s")).rows[0]!.s, null);
+    },
+  );
+});
+
+test("migration 027: a sandbox's state moves into the PSP's own schema, whole, its first migration recorded", async () => {
+  await migratedAcross(
+    27,
+    async (db) => {
+      await db.query(
+        `INSERT INTO sandbox_psp_cobs (txid, criacao, expiracao, original_cents, chave, loc_token, location, loc_criacao, pix_copia_e_cola)
+         VALUES ('kept0000000000000000000000001', now(), 3600, 1500, 'k', 'tok', 'psp.example/loc/1', now(), 'code')`,
+      );
+      await db.query("SELECT nextval('sandbox_psp_charge_ids')");
+    },
+    async (db) => {
+      assert.deepEqual(await tablesLike(db, 'sandbox_psp_%'), [], 'none left in the gateway schema');
+      const cob = await db.query<{ original_cents: string }>(
+        "SELECT original_cents FROM sandbox_psp.cobs WHERE txid = 'kept0000000000000000000000001'",
+      );
+      assert.equal(Number(cob.rows[0]!.original_cents), 1500);
+      assert.equal(Number((await db.query<{ n: string }>("SELECT nextval('sandbox_psp.charge_ids') AS n")).rows[0]!.n), 1000002);
+      assert.deepEqual((await db.query<{ name: string }>('SELECT name FROM sandbox_psp.migrations')).rows, [{ name: '001_psp.sql' }]);
+    },
+  );
+});
+
+test('migration 024: a boleto sale keeps the location of its Pix, read from its BR Code', async () => {
+  const code =
+    '00020101021226830014br.gov.bcb.pix2561qrcodespix.sejaefi.com.br/v2/41e0badf811a4ce6ad8a80b306821fce5204000053039865802BR5905EFISA6008SAOPAULO62070503***63045A3B';
+  await migratedAcross(
+    24,
+    async (db) => {
+      const seller = await db.query<{ id: number }>("INSERT INTO sellers (name, email) VALUES ('A', 'a@example.com') RETURNING id");
+      await db.query(
+        `INSERT INTO transactions (seller_id, status, payment_method, amount, fee_schedule, customer_name, customer_email, external_transaction_id, created_at, updated_at, boleto_pix_code, provider)
+         VALUES ($1, 'PENDENTE', 'BOLETO', 1000, '{}', 'M', 'm@example.com', '1', now(), now(), $2, 'efi'), ($1, 'PENDENTE', 'BOLETO', 1000, '{}', 'M', 'm@example.com', '2', now(), now(), 'not a code', 'efi')`,
+        [seller.rows[0]!.id, code],
+      );
+    },
+    async (db) => {
+      const rows = await db.query<{ boleto_pix_location: string | null }>(
+        'SELECT boleto_pix_location FROM transactions ORDER BY external_transaction_id',
+      );
+      assert.deepEqual(
+        rows.rows.map((r) => r.boleto_pix_location),
+        ['qrcodespix.sejaefi.com.br/v2/41e0badf811a4ce6ad8a80b306821fce', null],
+      );
+    },
+  );
 });

@@ -547,7 +547,7 @@ describe('OpenAPI fuzz: every operation keeps the rules under mutated input (CON
   }
   /**
    * The snapshot once the embedded PSP's own timers have nothing left to do: a devolução settles
-   * 300 ms after it is asked for, a sent Pix 600 ms after (src/providers/sandbox/psp), and a timer
+   * 300 ms after it is asked for, a sent Pix 600 ms after (packages/sandbox-psp), and a timer
    * firing during a request would read as the request's write. Settled now, they write no more.
    */
   async function settledSnapshot(): Promise<Snapshot> {

@@ -71,7 +71,7 @@ describe('payouts through Efí (the embedded PSP, over HTTP)', () => {
     (
       await run<{ id_envio: string; valor_cents: number }>(
         gw.ctx.db,
-        sql`SELECT id_envio, valor_cents FROM sandbox_psp_sent WHERE info_pagador = ${`Saque ${id}`}`,
+        sql`SELECT id_envio, valor_cents FROM sandbox_psp.sent WHERE info_pagador = ${`Saque ${id}`}`,
       )
     ).rows;
   const verifyLedger = async () =>
@@ -321,7 +321,7 @@ describe('payouts through Efí: a gateway killed between the send and its outcom
       (
         await run<{ id_envio: string; end_to_end_id: string }>(
           gw.ctx.db,
-          sql`SELECT id_envio, end_to_end_id FROM sandbox_psp_sent WHERE info_pagador = ${`Saque ${id}`}`,
+          sql`SELECT id_envio, end_to_end_id FROM sandbox_psp.sent WHERE info_pagador = ${`Saque ${id}`}`,
         )
       ).rows;
     const status = async () => (await run<{ status: string }>(gw.ctx.db, sql`SELECT status FROM cashouts WHERE id = ${id}`)).rows[0]!.status;

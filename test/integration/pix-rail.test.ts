@@ -357,7 +357,7 @@ describe('the PIX rail: the api-pix connector against the embedded PSP', () => {
     }
   }
   const cobsOf = async (cents: number) =>
-    (await gw.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM sandbox_psp_cobs WHERE original_cents = $1', [cents])).rows[0]!.n;
+    (await gw.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM sandbox_psp.cobs WHERE original_cents = $1', [cents])).rows[0]!.n;
   const salesOf = async (cents: number) =>
     (await gw.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM transactions WHERE seller_id = $1 AND amount = $2', [seller.id, cents]))
       .rows[0]!.n;
@@ -377,7 +377,7 @@ describe('the PIX rail: the api-pix connector against the embedded PSP', () => {
         assert.equal(first.statusCode, 502, first.body);
         // The first attempt made its charge 20 s before the retry: the sale's expiry is the charge's.
         const made = await gw.ctx.db.query<{ ends: Date }>(
-          `UPDATE sandbox_psp_cobs SET criacao = criacao - interval '20 seconds' WHERE original_cents = 12301
+          `UPDATE sandbox_psp.cobs SET criacao = criacao - interval '20 seconds' WHERE original_cents = 12301
            RETURNING criacao + expiracao * interval '1 second' AS ends`,
         );
         const retry = await inject('POST', '/api/sales', keyed('lost-answer'), body);

@@ -207,7 +207,7 @@ describe('provider events: the one apply step on every rail (PIX, sandbox)', () 
   });
 
   test('ten concurrent PIX sales with one Idempotency-Key make one charge at the PSP and one sale', async () => {
-    const cobs = async () => (await gw.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM sandbox_psp_cobs')).rows[0]!.n;
+    const cobs = async () => (await gw.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM sandbox_psp.cobs')).rows[0]!.n;
     const before = await cobs();
     const body = pixExample({ amount: 4321 });
     const headers = { ...seller.headers, 'idempotency-key': 'one-charge' };

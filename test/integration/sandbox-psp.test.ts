@@ -8,6 +8,7 @@ import { createPublicKey, type JsonWebKey, verify } from 'node:crypto';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { after, before, describe, test } from 'node:test';
+import type { Pix, SandboxPsp, SandboxPspOptions } from '@pagar/sandbox-psp';
 import { hasError, isDynamicPix, parsePix } from 'pix-utils';
 import { request } from 'undici';
 import type { Db } from '../../src/db/db.ts';
@@ -15,12 +16,14 @@ import { migrate } from '../../src/db/migrate.ts';
 import { openDb } from '../../src/db/open.ts';
 import { verifyBrCodeCrc } from '../../src/domain/pix-brcode.ts';
 import { createApiPixClient } from '../../src/providers/api-pix/client/api-pix-client.ts';
-import { dynamicBrCode } from '../../src/providers/sandbox/psp/brcode.ts';
-import { type Pix, type SandboxPsp, type SandboxPspOptions, startSandboxPsp } from '../../src/providers/sandbox/psp/index.ts';
 // The location payload is served outside the API root, where the harness does not look: its schema is checked here directly.
 import { apiPixDocument, describe as describeErrors, forDirection, validatorFor } from '../helpers/api-pix-document.ts';
 import { checkApiPixCallback, checkApiPixRequest, checkApiPixResponse, startValidatingProxy } from '../helpers/api-pix-spec.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/databases.ts';
+
+// The embedded PSP is a package loaded on demand, as the gateway loads it (providers/sandbox/embedded-psp.ts).
+const { dynamicBrCode, startSandboxPsp } = await import('@pagar/sandbox-psp');
+
 import { type Receiver, startReceiver } from '../helpers/receiver.ts';
 
 const RECEIVER_KEY = '123e4567-e12b-12d1-a456-426655440000';

@@ -3,14 +3,17 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import type { NewCob } from '@pagar/sandbox-psp';
 import pg from 'pg';
 import { type Claim, claim_lease_ms, claimKey } from '../../src/http/idempotency-claim.ts';
 import { readBalanceInGroup } from '../../src/ledger/balances.ts';
-import { insertCobInGroup, type NewCob } from '../../src/providers/sandbox/psp/cob-store.ts';
 import { countingDb, heldAnswers } from '../helpers/counting-db.ts';
 import { onPostgres } from '../helpers/databases.ts';
 import { pixExample } from '../helpers/fixtures.ts';
 import { fund } from '../helpers/funding.ts';
+
+const { insertCobInGroup } = await import('@pagar/sandbox-psp');
+
 import { type Gateway, type SellerKeys, startGateway } from '../helpers/gateway.ts';
 
 const endpoint = 'POST /api/sales';
@@ -160,7 +163,7 @@ describe('claims, charges and balance reads in groups', () => {
         [cobs[i]!.txid, 3600 + i + 1, 1000 + i + 1, `psp.example/loc/${i + 1}`, `code-${i + 1}`, 0, 'ATIVA'],
       );
     }
-    const stored = await gw.ctx.db.query<{ original_cents: string }>('SELECT original_cents FROM sandbox_psp_cobs WHERE txid = $1', [taken.txid]);
+    const stored = await gw.ctx.db.query<{ original_cents: string }>('SELECT original_cents FROM sandbox_psp.cobs WHERE txid = $1', [taken.txid]);
     assert.equal(Number(stored.rows[0]!.original_cents), 1000, 'the taken charge is as it was');
   });
 
@@ -188,7 +191,7 @@ describe('claims, charges and balance reads in groups', () => {
 
   test('keyed dynamic PIX sales at once, some keys sent thrice: one charge and one sale per key, every answer its key’s', async () => {
     const count = async (table: string) => (await gw.ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`)).rows[0]!.n;
-    const [cobsBefore, salesBefore] = [await count('sandbox_psp_cobs'), await count('transactions')];
+    const [cobsBefore, salesBefore] = [await count('sandbox_psp.cobs'), await count('transactions')];
     const keys = Array.from({ length: 8 }, () => randomUUID());
     const sends = keys.flatMap((key, i) => Array.from({ length: i < 3 ? 3 : 1 }, () => ({ key, amount: 2000 + i })));
     const answers = await Promise.all(
@@ -196,7 +199,7 @@ describe('claims, charges and balance reads in groups', () => {
         gw.app.inject({ method: 'POST', url: '/api/sales', headers: { ...seller.headers, 'idempotency-key': key }, payload: pixExample({ amount }) }),
       ),
     );
-    assert.equal((await count('sandbox_psp_cobs')) - cobsBefore, 8, 'one charge at the PSP per key');
+    assert.equal((await count('sandbox_psp.cobs')) - cobsBefore, 8, 'one charge at the PSP per key');
     assert.equal((await count('transactions')) - salesBefore, 8, 'one sale per key');
     for (const key of keys) {
       const mine = answers.filter((_, i) => sends[i]!.key === key);

@@ -128,6 +128,17 @@ describe('what is ours: a boleto paid by its Pix, and two installations on one P
     assert.fail(`not within 5 s: ${what}`);
   };
 
+  test('a gateway whose rails are all real has no sandbox table in its database', async () => {
+    const sandboxTables = await b.gw.ctx.db.query(
+      "SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema = 'sandbox_psp' OR table_name LIKE 'sandbox%'",
+    );
+    assert.deepEqual(sandboxTables.rows, []);
+    const a_tables = await a.gw.ctx.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'sandbox_psp'",
+    );
+    assert.ok(a_tables.rows[0]!.n > 0, "the sandbox installation's PSP has its own schema");
+  });
+
   for (const which of ['the sandbox', 'real rails'] as const) {
     test(`a boleto paid by its own Pix QR is paid once, and the payer keeps no refund (${which})`, async () => {
       const i = which === 'the sandbox' ? a : b;

@@ -323,7 +323,7 @@ test('PIX_MERCHANT_NAME and PIX_MERCHANT_CITY: whatever start-up accepts, the bu
     fc.property(text, text, (name, city) => {
       let c: ReturnType<typeof loadConfig>;
       try {
-        c = loadConfig({ ...postgres, PIX_MERCHANT_NAME: name, PIX_MERCHANT_CITY: city });
+        c = loadConfig({ ...postgres, PIX_RECEIVER_KEY: 'k@example.com', PIX_MERCHANT_NAME: name, PIX_MERCHANT_CITY: city });
       } catch (e) {
         assert.ok(e instanceof ConfigError && /^PIX_MERCHANT_(NAME|CITY) /.test(e.message), String(e));
         return;

@@ -6,7 +6,7 @@
  * a charge or a boleto) exist only while the rail they play is the sandbox's.
  */
 import type { BoletoIssuer, PixPsp } from '../ports.ts';
-import type { SandboxPsp } from './psp/index.ts';
+import type { SandboxPsp } from './embedded-psp.ts';
 
 /** The PIX port of the embedded PSP's account: the API Pix connector's, but for the refund of a sale no Pix paid. */
 export function sandboxPixPsp(psp: PixPsp): PixPsp {

@@ -1,7 +1,8 @@
-/** Pix received (sandbox_psp_pix) with their devoluções, and how the API Pix shows them. */
-import type { Queryable } from '../../../db/db.ts';
-import { maybeOne, one, run, sql } from '../../../db/sql.ts';
+/** Pix received (sandbox_psp.pix) with their devoluções, and how the API Pix shows them. */
+
 import { type DevolucaoRow, devolucaoJson } from './devolucao-store.ts';
+import type { Queryable } from './sql.ts';
+import { maybeOne, one, run, sql } from './sql.ts';
 import type { Pix } from './types.ts';
 import { compact, iso, valorOf } from './wire.ts';
 
@@ -21,7 +22,7 @@ export type NewPix = PixRow;
 export async function insertPix(q: Queryable, p: NewPix): Promise<PixRow> {
   const r = await run<PixRow>(
     q,
-    sql`INSERT INTO sandbox_psp_pix (end_to_end_id, txid, valor_cents, chave, horario, info_pagador, pagador_cpf, pagador_cnpj)
+    sql`INSERT INTO sandbox_psp.pix (end_to_end_id, txid, valor_cents, chave, horario, info_pagador, pagador_cpf, pagador_cnpj)
         VALUES (${p.end_to_end_id}, ${p.txid}, ${p.valor_cents}, ${p.chave}, ${p.horario}, ${p.info_pagador}, ${p.pagador_cpf}, ${p.pagador_cnpj})
         RETURNING *`,
   );
@@ -30,15 +31,15 @@ export async function insertPix(q: Queryable, p: NewPix): Promise<PixRow> {
 
 export async function findPix(q: Queryable, e2eid: string, lock = false): Promise<PixRow | null> {
   const r = lock
-    ? await run<PixRow>(q, sql`SELECT * FROM sandbox_psp_pix WHERE end_to_end_id = ${e2eid} FOR UPDATE`)
-    : await run<PixRow>(q, sql`SELECT * FROM sandbox_psp_pix WHERE end_to_end_id = ${e2eid}`);
+    ? await run<PixRow>(q, sql`SELECT * FROM sandbox_psp.pix WHERE end_to_end_id = ${e2eid} FOR UPDATE`)
+    : await run<PixRow>(q, sql`SELECT * FROM sandbox_psp.pix WHERE end_to_end_id = ${e2eid}`);
   return maybeOne(r);
 }
 
 async function devolucoesOf(q: Queryable, e2eids: string[]): Promise<Map<string, DevolucaoRow[]>> {
   const byPix = new Map<string, DevolucaoRow[]>();
   if (e2eids.length === 0) return byPix;
-  const r = await run<DevolucaoRow>(q, sql`SELECT * FROM sandbox_psp_devolucoes WHERE end_to_end_id = ANY (${e2eids}::text[]) ORDER BY seq`);
+  const r = await run<DevolucaoRow>(q, sql`SELECT * FROM sandbox_psp.devolucoes WHERE end_to_end_id = ANY (${e2eids}::text[]) ORDER BY seq`);
   for (const d of r.rows) byPix.set(d.end_to_end_id, [...(byPix.get(d.end_to_end_id) ?? []), d]);
   return byPix;
 }
@@ -58,7 +59,7 @@ export async function pixById(q: Queryable, e2eid: string): Promise<Pix | null> 
 }
 
 export async function pixOfTxid(q: Queryable, txid: string): Promise<Pix[]> {
-  const r = await run<PixRow>(q, sql`SELECT * FROM sandbox_psp_pix WHERE txid = ${txid} ORDER BY horario, seq`);
+  const r = await run<PixRow>(q, sql`SELECT * FROM sandbox_psp.pix WHERE txid = ${txid} ORDER BY horario, seq`);
   return pixJsons(q, r.rows);
 }
 
@@ -92,13 +93,13 @@ export async function listPix(q: Queryable, f: PixFilter, page: number, perPage:
     AND (${f.txid}::text IS NULL OR p.txid = ${f.txid}::text)
     AND (${f.txIdPresente}::boolean IS NULL OR (p.txid IS NOT NULL) = ${f.txIdPresente}::boolean)
     AND (${f.devolucaoPresente}::boolean IS NULL
-      OR EXISTS (SELECT 1 FROM sandbox_psp_devolucoes d WHERE d.end_to_end_id = p.end_to_end_id) = ${f.devolucaoPresente}::boolean)
+      OR EXISTS (SELECT 1 FROM sandbox_psp.devolucoes d WHERE d.end_to_end_id = p.end_to_end_id) = ${f.devolucaoPresente}::boolean)
     AND (${f.cpf}::text IS NULL OR p.pagador_cpf = ${f.cpf}::text)
     AND (${f.cnpj}::text IS NULL OR p.pagador_cnpj = ${f.cnpj}::text)`;
-  const total = one(await run<{ n: number }>(q, sql`SELECT count(*)::int AS n FROM sandbox_psp_pix p WHERE ${where}`)).n;
+  const total = one(await run<{ n: number }>(q, sql`SELECT count(*)::int AS n FROM sandbox_psp.pix p WHERE ${where}`)).n;
   const rows = await run<PixRow>(
     q,
-    sql`SELECT p.* FROM sandbox_psp_pix p WHERE ${where} ORDER BY p.horario, p.seq LIMIT ${perPage} OFFSET ${page * perPage}`,
+    sql`SELECT p.* FROM sandbox_psp.pix p WHERE ${where} ORDER BY p.horario, p.seq LIMIT ${perPage} OFFSET ${page * perPage}`,
   );
   return { total, rows: rows.rows };
 }

@@ -5,10 +5,11 @@
  * back. The settle time is stored: what is under way at a restart is settled by the next process.
  * The knobs let tests make it refuse, lose its answer, reject later or return money.
  */
-import type { Db } from '../../../db/db.ts';
-import { run, sql } from '../../../db/sql.ts';
+
 import type { CallbackSender } from './callbacks.ts';
 import { addReturn, findSent, insertSent, payerBalanceCents, pendingSent, type SentRow, sentCallbackItem, settleSent } from './sent-store.ts';
+import type { Db } from './sql.ts';
+import { run, sql } from './sql.ts';
 import type { PspClock, PspLogger, SendFailure } from './types.ts';
 import { centsOf, newEndToEndId, newRtrId, randomAlnum, valorOf } from './wire.ts';
 

@@ -2,8 +2,9 @@
  * An embedded PSP speaking the subset of the BCB's API Pix the gateway uses (CONTRACT §11.1):
  * OAuth2, charges with dynamic BR Codes and signed location payloads, Pix received, devoluções,
  * webhook registration and callbacks. It runs its own HTTP server, so the real `api-pix` connector
- * talks to it over HTTP exactly as it would to a PSP; its state lives in the sandbox_psp_* tables.
+ * talks to it over HTTP exactly as it would to a PSP; its state lives in its own schema, sandbox_psp.
  */
+
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -16,6 +17,7 @@ import { registerCobRoutes } from './cob-routes.ts';
 import { Devolucoes } from './devolucoes.ts';
 import { createJwsSigner } from './jws.ts';
 import { JWKS_PATH, LOCATION_PATH, registerLocationRoutes } from './location.ts';
+import { migrate } from './migrate.ts';
 import { receivePix } from './payments.ts';
 import { registerPixRoutes } from './pix-routes.ts';
 import { pixById } from './pix-store.ts';
@@ -184,6 +186,7 @@ function payerBank(o: SandboxPspOptions, clock: PspClock, callbacks: CallbackSen
 
 export async function startSandboxPsp(o: SandboxPspOptions): Promise<SandboxPsp> {
   checkOptions(o);
+  await migrate(o.db);
   const merchant = merchantOf(o.merchantName, o.merchantCity);
   const clock = o.clock ?? { now: () => new Date() };
   const logger = o.logger ?? silent;
@@ -246,3 +249,8 @@ export async function startSandboxPsp(o: SandboxPspOptions): Promise<SandboxPsp>
     close,
   };
 }
+
+/** For the package's tests and the gateway's conformance tests: the codes it makes. */
+export { dynamicBrCode } from './brcode.ts';
+export { insertCobInGroup, type NewCob } from './cob-store.ts';
+export { boletoCodes, crc16, printedLine } from './encoders.ts';

@@ -3,7 +3,7 @@
  * NAO_REALIZADO when a failure was armed), then called back. MED devoluções are settled at once.
  * The settle time is stored, so devoluções pending at a restart are settled by the next process.
  */
-import type { Db } from '../../../db/db.ts';
+
 import type { CallbackSender } from './callbacks.ts';
 import {
   committedCents,
@@ -16,6 +16,7 @@ import {
 } from './devolucao-store.ts';
 import { findPix } from './pix-store.ts';
 import { problem } from './problems.ts';
+import type { Db } from './sql.ts';
 import type { Devolucao, MedNatureza, PspClock, PspLogger } from './types.ts';
 import { newRtrId, randomAlnum } from './wire.ts';
 

@@ -2,7 +2,7 @@
  * Checks a charge body as a PSP would (CobSolicitada for PUT, CobRevisada for PATCH), naming every
  * violation the way the file's CobOperacaoInvalida list does: `cob.valor.original` and so on.
  */
-import { isValidCnpj, isValidCpf } from '../../../domain/documents.ts';
+import { isValidCnpj, isValidCpf } from './documents.ts';
 import type { Violacao } from './problems.ts';
 import { centsOf } from './wire.ts';
 

@@ -1,8 +1,8 @@
-/** Charges (`cob`) in sandbox_psp_cobs, and how the API Pix shows them. */
-import type { Db, Queryable } from '../../../db/db.ts';
-import { groupWriterPer, waitingAsForAConnection } from '../../../db/group-write.ts';
-import { maybeOne, one, run, sql } from '../../../db/sql.ts';
+/** Charges (`cob`) in sandbox_psp.cobs, and how the API Pix shows them. */
+
 import type { CobFields, Devedor, InfoAdicional } from './cob-validate.ts';
+import type { Queryable } from './sql.ts';
+import { batchedPer, maybeOne, one, run, sql } from './sql.ts';
 import type { CobStatus } from './types.ts';
 import { compact, iso, valorOf } from './wire.ts';
 
@@ -38,13 +38,13 @@ const json = (value: unknown): string | null => (value === undefined ? null : JS
 
 export async function findCob(q: Queryable, txid: string, lock = false): Promise<CobRow | null> {
   const r = lock
-    ? await run<CobRow>(q, sql`SELECT * FROM sandbox_psp_cobs WHERE txid = ${txid} FOR UPDATE`)
-    : await run<CobRow>(q, sql`SELECT * FROM sandbox_psp_cobs WHERE txid = ${txid}`);
+    ? await run<CobRow>(q, sql`SELECT * FROM sandbox_psp.cobs WHERE txid = ${txid} FOR UPDATE`)
+    : await run<CobRow>(q, sql`SELECT * FROM sandbox_psp.cobs WHERE txid = ${txid}`);
   return maybeOne(r);
 }
 
 export async function findCobByToken(q: Queryable, token: string): Promise<CobRow | null> {
-  return maybeOne(await run<CobRow>(q, sql`SELECT * FROM sandbox_psp_cobs WHERE loc_token = ${token}`));
+  return maybeOne(await run<CobRow>(q, sql`SELECT * FROM sandbox_psp.cobs WHERE loc_token = ${token}`));
 }
 
 // jsonb refuses a lone surrogate that a text parameter turns into U+FFFD: it is replaced alike.
@@ -75,7 +75,7 @@ async function insertCobs(q: Queryable, cobs: NewCob[]): Promise<(CobRow | null)
   );
   const r = await run<CobRow>(
     q,
-    sql`INSERT INTO sandbox_psp_cobs (txid, criacao, expiracao, original_cents, modalidade_alteracao, chave, devedor,
+    sql`INSERT INTO sandbox_psp.cobs (txid, criacao, expiracao, original_cents, modalidade_alteracao, chave, devedor,
           solicitacao_pagador, info_adicionais, loc_token, location, loc_criacao, pix_copia_e_cola)
         SELECT x.txid, x.criacao, x.expiracao, x.original_cents, x.modalidade_alteracao, x.chave, x.devedor,
           x.solicitacao_pagador, x.info_adicionais, x.loc_token, x.location, x.criacao, x.pix_copia_e_cola
@@ -90,19 +90,13 @@ async function insertCobs(q: Queryable, cobs: NewCob[]): Promise<(CobRow | null)
 }
 
 /** insertCob outside a transaction, in one statement with the charges made meanwhile (a burst of PUTs shares one round trip and one commit). */
-export const insertCobInGroup = groupWriterPer((db: Db) => ({
-  flush: (cobs: NewCob[]) => insertCobs(db, cobs),
-  slot: (c: NewCob) => c.txid,
-  inFlight: 1,
-  maxItems: 32,
-  ...waitingAsForAConnection('charges'),
-}));
+export const insertCobInGroup = batchedPer(insertCobs, (c: NewCob) => c.txid);
 
 /** A revision: new fields (and status), revisao + 1. */
 export async function reviseCob(q: Queryable, txid: string, f: CobFields, status: CobStatus): Promise<CobRow> {
   const r = await run<CobRow>(
     q,
-    sql`UPDATE sandbox_psp_cobs SET revisao = revisao + 1, status = ${status}, expiracao = ${f.expiracao},
+    sql`UPDATE sandbox_psp.cobs SET revisao = revisao + 1, status = ${status}, expiracao = ${f.expiracao},
           original_cents = ${f.originalCents}, modalidade_alteracao = ${f.modalidadeAlteracao}, chave = ${f.chave},
           devedor = ${json(f.devedor)}::jsonb, solicitacao_pagador = ${f.solicitacaoPagador ?? null},
           info_adicionais = ${json(f.infoAdicionais)}::jsonb
@@ -113,13 +107,13 @@ export async function reviseCob(q: Queryable, txid: string, f: CobFields, status
 
 /** Paid: a change of state, not a revision by the receiver, so revisao stays. */
 export async function concludeCob(q: Queryable, txid: string): Promise<void> {
-  await run(q, sql`UPDATE sandbox_psp_cobs SET status = 'CONCLUIDA' WHERE txid = ${txid} AND status = 'ATIVA'`);
+  await run(q, sql`UPDATE sandbox_psp.cobs SET status = 'CONCLUIDA' WHERE txid = ${txid} AND status = 'ATIVA'`);
 }
 
 export async function saveRevision(q: Queryable, row: CobRow): Promise<void> {
   await run(
     q,
-    sql`INSERT INTO sandbox_psp_cob_revisoes (txid, revisao, cob) VALUES (${row.txid}, ${row.revisao}, ${JSON.stringify(cobJson(row))}::jsonb)
+    sql`INSERT INTO sandbox_psp.cob_revisoes (txid, revisao, cob) VALUES (${row.txid}, ${row.revisao}, ${JSON.stringify(cobJson(row))}::jsonb)
         ON CONFLICT DO NOTHING`,
   );
 }
@@ -127,7 +121,7 @@ export async function saveRevision(q: Queryable, row: CobRow): Promise<void> {
 export async function findRevision(q: Queryable, txid: string, revisao: number): Promise<Record<string, unknown> | null> {
   const r = await run<{ cob: Record<string, unknown> }>(
     q,
-    sql`SELECT cob FROM sandbox_psp_cob_revisoes WHERE txid = ${txid} AND revisao = ${revisao}`,
+    sql`SELECT cob FROM sandbox_psp.cob_revisoes WHERE txid = ${txid} AND revisao = ${revisao}`,
   );
   return maybeOne(r)?.cob ?? null;
 }

@@ -3,10 +3,10 @@
  * GET /v2/gn/pix/enviados/id-envio/{idEnvio}, errors answered as Efí does, `{ nome, mensagem }`.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Queryable } from '../../../db/db.ts';
-import { isValidCnpj, isValidCpf } from '../../../domain/documents.ts';
+import { isValidCnpj, isValidCpf } from './documents.ts';
 import { EfiRefusal, ID_ENVIO_RE, type SendRequest, type Sends } from './sends.ts';
 import { findSent, sentJson } from './sent-store.ts';
+import type { Queryable } from './sql.ts';
 import { centsOf, iso, valorOf } from './wire.ts';
 
 type Obj = Record<string, unknown>;

@@ -1,7 +1,5 @@
 /** What crosses the wire: money strings, BCB identifiers, timestamps. */
-import { randomUUID } from 'node:crypto';
-import { centsToReaisString } from '../../../domain/money.ts';
-import { randomBytes } from '../../../domain/random.ts';
+import { randomBytes, randomUUID } from 'node:crypto';
 
 /** The API Pix's money pattern, anchored (the file's `\d{1,10}\.\d{2}` is unanchored). */
 export const VALOR_RE = /^\d{1,10}\.\d{2}$/;
@@ -16,7 +14,10 @@ export const DEVOLUCAO_ID_RE = /^[a-zA-Z0-9]{1,35}$/;
  */
 export const SANDBOX_ISPB = '12345678';
 
-export const valorOf = (cents: number): string => centsToReaisString(cents);
+export function valorOf(cents: number): string {
+  if (!Number.isSafeInteger(cents) || cents < 0) throw new RangeError(`sandbox PSP: ${cents} is not an amount of cents`);
+  return `${Math.trunc(cents / 100)}.${(cents % 100).toString().padStart(2, '0')}`;
+}
 
 /** "123.45" → 12345 by its digits (at most 12 of them: exact in a double), or null if malformed. */
 export function centsOf(valor: unknown): number | null {

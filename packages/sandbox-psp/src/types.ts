@@ -2,7 +2,7 @@
  * The embedded PSP's public shapes: its options, its handle, and the API Pix objects it answers
  * (field names as the BCB's API Pix 2.9.0 writes them, money as "123.45" strings).
  */
-import type { Db } from '../../../db/db.ts';
+import type { Db } from './sql.ts';
 
 export interface PspClock {
   now(): Date;

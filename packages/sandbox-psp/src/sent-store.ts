@@ -1,6 +1,6 @@
-/** Pix sent by the embedded PSP (sandbox_psp_sent), and how Efí's API shows them. */
-import type { Queryable } from '../../../db/db.ts';
-import { maybeOne, one, run, sql } from '../../../db/sql.ts';
+/** Pix sent by the embedded PSP (sandbox_psp.sent), and how Efí's API shows them. */
+import type { Queryable } from './sql.ts';
+import { maybeOne, one, run, sql } from './sql.ts';
 import { compact, iso, valorOf } from './wire.ts';
 
 export type SentStatus = 'EM_PROCESSAMENTO' | 'REALIZADO' | 'NAO_REALIZADO';
@@ -33,7 +33,7 @@ export interface SentRow {
 export async function insertSent(q: Queryable, row: Omit<SentRow, 'devolucoes' | 'liquidacao'>): Promise<SentRow> {
   const r = await run<SentRow>(
     q,
-    sql`INSERT INTO sandbox_psp_sent (id_envio, end_to_end_id, valor_cents, pagador_chave, info_pagador, favorecido_chave, favorecido_documento,
+    sql`INSERT INTO sandbox_psp.sent (id_envio, end_to_end_id, valor_cents, pagador_chave, info_pagador, favorecido_chave, favorecido_documento,
           status, motivo, solicitacao, settle_at, request_canonical)
         VALUES (${row.id_envio}, ${row.end_to_end_id}, ${row.valor_cents}, ${row.pagador_chave}, ${row.info_pagador}, ${row.favorecido_chave},
           ${row.favorecido_documento}, ${row.status}, ${row.motivo}, ${row.solicitacao}, ${row.settle_at}, ${row.request_canonical})
@@ -44,20 +44,20 @@ export async function insertSent(q: Queryable, row: Omit<SentRow, 'devolucoes' |
 
 export async function findSent(q: Queryable, idEnvio: string, lock = false): Promise<SentRow | null> {
   const r = lock
-    ? await run<SentRow>(q, sql`SELECT * FROM sandbox_psp_sent WHERE id_envio = ${idEnvio} FOR UPDATE`)
-    : await run<SentRow>(q, sql`SELECT * FROM sandbox_psp_sent WHERE id_envio = ${idEnvio}`);
+    ? await run<SentRow>(q, sql`SELECT * FROM sandbox_psp.sent WHERE id_envio = ${idEnvio} FOR UPDATE`)
+    : await run<SentRow>(q, sql`SELECT * FROM sandbox_psp.sent WHERE id_envio = ${idEnvio}`);
   return maybeOne(r);
 }
 
 export async function pendingSent(q: Queryable): Promise<SentRow[]> {
-  return (await run<SentRow>(q, sql`SELECT * FROM sandbox_psp_sent WHERE status = 'EM_PROCESSAMENTO' ORDER BY settle_at`)).rows;
+  return (await run<SentRow>(q, sql`SELECT * FROM sandbox_psp.sent WHERE status = 'EM_PROCESSAMENTO' ORDER BY settle_at`)).rows;
 }
 
 /** Settles a sent Pix still under way: REALIZADO, or NAO_REALIZADO when it carries a refusal. Null when already settled. */
 export async function settleSent(q: Queryable, idEnvio: string, at: Date): Promise<SentRow | null> {
   const r = await run<SentRow>(
     q,
-    sql`UPDATE sandbox_psp_sent SET status = CASE WHEN motivo IS NULL THEN 'REALIZADO' ELSE 'NAO_REALIZADO' END,
+    sql`UPDATE sandbox_psp.sent SET status = CASE WHEN motivo IS NULL THEN 'REALIZADO' ELSE 'NAO_REALIZADO' END,
           liquidacao = CASE WHEN motivo IS NULL THEN ${at}::timestamptz END
         WHERE id_envio = ${idEnvio} AND status = 'EM_PROCESSAMENTO' RETURNING *`,
   );
@@ -67,7 +67,7 @@ export async function settleSent(q: Queryable, idEnvio: string, at: Date): Promi
 export async function addReturn(q: Queryable, idEnvio: string, ret: SentReturn): Promise<SentRow> {
   const r = await run<SentRow>(
     q,
-    sql`UPDATE sandbox_psp_sent SET devolucoes = devolucoes || ${JSON.stringify([ret])}::jsonb WHERE id_envio = ${idEnvio} RETURNING *`,
+    sql`UPDATE sandbox_psp.sent SET devolucoes = devolucoes || ${JSON.stringify([ret])}::jsonb WHERE id_envio = ${idEnvio} RETURNING *`,
   );
   return one(r);
 }
@@ -80,11 +80,11 @@ export async function payerBalanceCents(q: Queryable, chave: string, floatCents:
   const r = await run<{ balance: string }>(
     q,
     sql`SELECT (${floatCents}::bigint
-        + (SELECT coalesce(sum(valor_cents), 0) FROM sandbox_psp_pix WHERE chave = ${chave})
-        - (SELECT coalesce(sum(d.valor_cents), 0) FROM sandbox_psp_devolucoes d JOIN sandbox_psp_pix p USING (end_to_end_id)
+        + (SELECT coalesce(sum(valor_cents), 0) FROM sandbox_psp.pix WHERE chave = ${chave})
+        - (SELECT coalesce(sum(d.valor_cents), 0) FROM sandbox_psp.devolucoes d JOIN sandbox_psp.pix p USING (end_to_end_id)
             WHERE p.chave = ${chave} AND d.status <> 'NAO_REALIZADO')
-        - (SELECT coalesce(sum(valor_cents), 0) FROM sandbox_psp_sent WHERE pagador_chave = ${chave} AND status <> 'NAO_REALIZADO')
-        + (SELECT coalesce(sum((r->>'valor')::numeric * 100), 0) FROM sandbox_psp_sent, jsonb_array_elements(devolucoes) r
+        - (SELECT coalesce(sum(valor_cents), 0) FROM sandbox_psp.sent WHERE pagador_chave = ${chave} AND status <> 'NAO_REALIZADO')
+        + (SELECT coalesce(sum((r->>'valor')::numeric * 100), 0) FROM sandbox_psp.sent, jsonb_array_elements(devolucoes) r
             WHERE pagador_chave = ${chave}))::text AS balance`,
   );
   return Number(one(r).balance);

@@ -1,7 +1,5 @@
 /** PUT, PATCH and GET /cob/{txid}: immediate charges with a location and a dynamic BR Code. */
 import type { FastifyInstance } from 'fastify';
-import type { Db, Queryable } from '../../../db/db.ts';
-import { canonicalJson } from '../../../domain/canonical-json.ts';
 import { dynamicBrCode, type Merchant } from './brcode.ts';
 import {
   type CobRow,
@@ -16,9 +14,11 @@ import {
   saveRevision,
 } from './cob-store.ts';
 import { type CobFields, checkAmount, checkCobRevisada, checkCobSolicitada } from './cob-validate.ts';
+import { sortedJson } from './encoders.ts';
 import { LOCATION_PATH } from './location.ts';
 import { pixOfTxid } from './pix-store.ts';
 import { notFound, problem, type Violacao } from './problems.ts';
+import type { Db, Queryable } from './sql.ts';
 import type { PspClock } from './types.ts';
 import { COB_TXID_RE, newLocationToken } from './wire.ts';
 
@@ -41,7 +41,7 @@ const cobInvalida = (violacoes: Violacao[]) =>
   );
 
 const cobNaoEncontrada = () => notFound('CobNaoEncontrado', 'Cobrança não encontrada para o txid informado.');
-const sameFields = (a: CobFields, b: CobFields) => canonicalJson(a) === canonicalJson(b);
+const sameFields = (a: CobFields, b: CobFields) => sortedJson(a) === sortedJson(b);
 const notAtiva = (verb: string) =>
   cobInvalida([{ razao: `A cobrança não está ATIVA, e a presente requisição busca ${verb}-la.`, propriedade: 'cob.status' }]);
 

@@ -6,8 +6,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
-import type { Queryable } from '../../../db/db.ts';
 import { pixById } from './pix-store.ts';
+import type { Queryable } from './sql.ts';
 import type { PspLogger } from './types.ts';
 import { callbackUrl, findWebhook } from './webhooks.ts';
 

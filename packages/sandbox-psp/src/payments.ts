@@ -3,9 +3,10 @@
  * whatever the charge says: a Pix for a charge that was removed, paid already, expired, or of
  * another amount is still received, and it is the receiver's job to give it back.
  */
-import type { Db } from '../../../db/db.ts';
+
 import { concludeCob, findCob, isExpired } from './cob-store.ts';
 import { insertPix } from './pix-store.ts';
+import type { Db } from './sql.ts';
 import type { PayOptions, PspClock } from './types.ts';
 import { newEndToEndId, PIX_TXID_RE } from './wire.ts';
 

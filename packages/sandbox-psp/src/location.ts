@@ -4,10 +4,10 @@
  * open (the location is a capability URL), as the file's CobPayload tag says.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Queryable } from '../../../db/db.ts';
 import { cobPayloadJson, findCobByToken, isExpired } from './cob-store.ts';
 import type { JwsSigner } from './jws.ts';
 import { notFound } from './problems.ts';
+import type { Queryable } from './sql.ts';
 import type { PspClock } from './types.ts';
 
 export const LOCATION_PATH = '/qr/v2/';

@@ -1,8 +1,8 @@
 /** Webhook registration: PUT, GET and DELETE /webhook/{chave}. */
 import type { FastifyInstance } from 'fastify';
-import type { Queryable } from '../../../db/db.ts';
-import { maybeOne, run, sql } from '../../../db/sql.ts';
 import { notFound, problem } from './problems.ts';
+import type { Queryable } from './sql.ts';
+import { maybeOne, run, sql } from './sql.ts';
 import { iso } from './wire.ts';
 
 export interface WebhookRow {
@@ -12,7 +12,7 @@ export interface WebhookRow {
 }
 
 export async function findWebhook(q: Queryable, chave: string): Promise<WebhookRow | null> {
-  return maybeOne(await run<WebhookRow>(q, sql`SELECT * FROM sandbox_psp_webhooks WHERE chave = ${chave}`));
+  return maybeOne(await run<WebhookRow>(q, sql`SELECT * FROM sandbox_psp.webhooks WHERE chave = ${chave}`));
 }
 
 /** Where the callback goes: `{webhookUrl}/pix`, without doubling a trailing slash. */
@@ -72,7 +72,7 @@ export function registerWebhookRoutes(app: FastifyInstance, o: WebhookRouteOptio
       if (reason) throw webhookInvalido(reason, 'webhook.webhookUrl');
       await run(
         o.db,
-        sql`INSERT INTO sandbox_psp_webhooks (chave, webhook_url, criacao) VALUES (${o.receiverKey}, ${body!.webhookUrl as string}, ${o.now()})
+        sql`INSERT INTO sandbox_psp.webhooks (chave, webhook_url, criacao) VALUES (${o.receiverKey}, ${body!.webhookUrl as string}, ${o.now()})
           ON CONFLICT (chave) DO UPDATE SET webhook_url = excluded.webhook_url, criacao = excluded.criacao`,
       );
       return reply.status(200).send();
@@ -87,7 +87,7 @@ export function registerWebhookRoutes(app: FastifyInstance, o: WebhookRouteOptio
   });
 
   app.delete<{ Params: { chave: string } }>('/webhook/:chave', { config: { scope: 'webhook.write' } }, async (request, reply) => {
-    const r = await run(o.db, sql`DELETE FROM sandbox_psp_webhooks WHERE chave = ${request.params.chave}`);
+    const r = await run(o.db, sql`DELETE FROM sandbox_psp.webhooks WHERE chave = ${request.params.chave}`);
     if (r.rowCount === 0) throw webhookNaoEncontrado();
     return reply.status(204).send();
   });

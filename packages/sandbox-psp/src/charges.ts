@@ -6,11 +6,11 @@
  * what happened is the PSP's job, deciding what it means is the receiver's.
  */
 import { randomBytes } from 'node:crypto';
-import type { Db, Queryable } from '../../../db/db.ts';
-import { maybeOne, one, run, sql } from '../../../db/sql.ts';
-import { buildBoleto, formatDigitableLine, freeFieldForSale } from '../../../domain/boleto.ts';
 import type { CallbackSender } from './callbacks.ts';
 import { insertCob } from './cob-store.ts';
+import { boletoCodes, printedLine } from './encoders.ts';
+import type { Db, Queryable } from './sql.ts';
+import { maybeOne, one, run, sql } from './sql.ts';
 import type { PspClock, PspLogger } from './types.ts';
 
 export interface ChargeRow {
@@ -77,9 +77,13 @@ export class Charges {
       throw new ChargeRefusal(400, 'validation_error', 'Cobrança recusada (simulada pelo sandbox).');
     }
     const row = await this.o.db.tx(async (q) => {
-      const chargeId = Number(one(await run<{ id: number }>(q, sql`SELECT nextval('sandbox_psp_charge_ids')::float8 AS id`)).id);
-      const built = buildBoleto({ bankCode: this.o.bankCode, amountCents: c.totalCents, dueDate: c.expireAt, freeField: freeFieldForSale(chargeId) });
-      if (!built.ok) throw new ChargeRefusal(400, 'validation_error', built.refusal.message);
+      const chargeId = Number(one(await run<{ id: number }>(q, sql`SELECT nextval('sandbox_psp.charge_ids')::float8 AS id`)).id);
+      let built: ReturnType<typeof boletoCodes>;
+      try {
+        built = boletoCodes(this.o.bankCode, c.totalCents, c.expireAt, chargeId);
+      } catch (error) {
+        throw new ChargeRefusal(400, 'validation_error', (error as Error).message);
+      }
       const txid = `bolix${String(chargeId).padStart(25, '0')}`;
       const pix = this.o.pixCharge(txid, c.totalCents);
       const now = this.o.clock.now();
@@ -96,8 +100,8 @@ export class Charges {
       return one(
         await run<ChargeRow>(
           q,
-          sql`INSERT INTO sandbox_psp_charges (charge_id, custom_id, notification_url, total_cents, status, barcode, pix_txid, pix_code, expire_at, request, created_at, history)
-              VALUES (${chargeId}, ${c.customId}, ${c.notificationUrl}, ${c.totalCents}, 'waiting', ${formatDigitableLine(built.value.digitableLine)},
+          sql`INSERT INTO sandbox_psp.charges (charge_id, custom_id, notification_url, total_cents, status, barcode, pix_txid, pix_code, expire_at, request, created_at, history)
+              VALUES (${chargeId}, ${c.customId}, ${c.notificationUrl}, ${c.totalCents}, 'waiting', ${printedLine(built.digitableLine)},
                 ${txid}, ${pix.pixCopiaECola}, ${c.expireAt}::date, ${JSON.stringify(c.request)}::jsonb, ${now}, ${JSON.stringify(history)}::jsonb)
               RETURNING ${columns}`,
         ),
@@ -116,7 +120,7 @@ export class Charges {
     const end = new Date(new Date(`${to}T00:00:00-03:00`).getTime() + 86_400_000);
     const r = await run<ChargeRow & { customer: unknown }>(
       this.o.db,
-      sql`SELECT ${columns}, request #> '{payment,banking_billet,customer}' AS customer FROM sandbox_psp_charges
+      sql`SELECT ${columns}, request #> '{payment,banking_billet,customer}' AS customer FROM sandbox_psp.charges
           WHERE custom_id = ${customId} AND created_at >= ${start} AND created_at < ${end} ORDER BY charge_id`,
     );
     return r.rows;
@@ -142,7 +146,7 @@ export class Charges {
 
   /** The charge a boleto's Pix txid belongs to, if any. */
   async ofPixTxid(txid: string): Promise<ChargeRow | null> {
-    return maybeOne(await run<ChargeRow>(this.o.db, sql`SELECT ${columns} FROM sandbox_psp_charges WHERE pix_txid = ${txid}`));
+    return maybeOne(await run<ChargeRow>(this.o.db, sql`SELECT ${columns} FROM sandbox_psp.charges WHERE pix_txid = ${txid}`));
   }
 
   /** GET /v1/notification/{token}: the history of the charge the token names. */
@@ -150,7 +154,7 @@ export class Charges {
     return maybeOne(
       await run<ChargeRow>(
         this.o.db,
-        sql`SELECT ${columns} FROM sandbox_psp_charges WHERE charge_id = (SELECT charge_id FROM sandbox_psp_charge_notifications WHERE token = ${token})`,
+        sql`SELECT ${columns} FROM sandbox_psp.charges WHERE charge_id = (SELECT charge_id FROM sandbox_psp.charge_notifications WHERE token = ${token})`,
       ),
     );
   }
@@ -174,12 +178,12 @@ export class Charges {
       const updated = one(
         await run<ChargeRow>(
           q,
-          sql`UPDATE sandbox_psp_charges SET status = ${next.status}, paid_cents = coalesce(${next.paid}, paid_cents),
+          sql`UPDATE sandbox_psp.charges SET status = ${next.status}, paid_cents = coalesce(${next.paid}, paid_cents),
                 history = history || ${JSON.stringify([entry])}::jsonb
               WHERE charge_id = ${chargeId} RETURNING ${columns}`,
         ),
       );
-      await run(q, sql`INSERT INTO sandbox_psp_charge_notifications (token, charge_id, created_at) VALUES (${token}, ${chargeId}, ${now})`);
+      await run(q, sql`INSERT INTO sandbox_psp.charge_notifications (token, charge_id, created_at) VALUES (${token}, ${chargeId}, ${now})`);
       return { row: updated, told: true };
     });
     if (outcome.told && outcome.row.notification_url) await this.o.callbacks.notifyCharge(outcome.row.notification_url, token, `charge ${chargeId}`);
@@ -189,7 +193,7 @@ export class Charges {
 
 async function findCharge(q: Queryable, chargeId: number, lock = false): Promise<ChargeRow | null> {
   const r = lock
-    ? await run<ChargeRow>(q, sql`SELECT ${columns} FROM sandbox_psp_charges WHERE charge_id = ${chargeId} FOR UPDATE`)
-    : await run<ChargeRow>(q, sql`SELECT ${columns} FROM sandbox_psp_charges WHERE charge_id = ${chargeId}`);
+    ? await run<ChargeRow>(q, sql`SELECT ${columns} FROM sandbox_psp.charges WHERE charge_id = ${chargeId} FOR UPDATE`)
+    : await run<ChargeRow>(q, sql`SELECT ${columns} FROM sandbox_psp.charges WHERE charge_id = ${chargeId}`);
   return maybeOne(r);
 }

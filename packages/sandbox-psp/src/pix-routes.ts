@@ -1,11 +1,11 @@
 /** GET /pix, GET /pix/{e2eid}, PUT and GET /pix/{e2eid}/devolucao/{id}. */
 import type { FastifyInstance } from 'fastify';
-import type { Db } from '../../../db/db.ts';
-import { canonicalJson } from '../../../domain/canonical-json.ts';
 import { devolucaoJson, findDevolucao } from './devolucao-store.ts';
 import { type DevolucaoRequest, type Devolucoes, devolucaoInvalida } from './devolucoes.ts';
+import { sortedJson } from './encoders.ts';
 import { listPix, type PixFilter, pixById, pixJsons } from './pix-store.ts';
 import { notFound, problem, type Violacao } from './problems.ts';
+import type { Db } from './sql.ts';
 import { centsOf, compact, DEVOLUCAO_ID_RE, E2E_ID_RE, iso, PIX_TXID_RE, parseDateTime } from './wire.ts';
 
 const pixNaoEncontrado = () => notFound('PixNaoEncontrado', 'Pix não encontrado para o e2eid informado.');
@@ -68,7 +68,7 @@ function checkDevolucaoBody(body: unknown): DevolucaoRequest {
     throw devolucaoInvalida('O campo devolucao.descricao deve ser um texto de até 140 caracteres.', 'devolucao.descricao');
   }
   const request = compact({ valorCents: cents, natureza: 'ORIGINAL' as const, descricao: descricao as string | undefined });
-  return { ...request, canonical: canonicalJson(request) };
+  return { ...request, canonical: sortedJson(request) };
 }
 
 const BOOLEAN: Record<string, boolean> = { true: true, false: false };
