@@ -9,6 +9,7 @@ import { postIfCovered } from '../ledger/postings.ts';
 import type { Account } from '../providers/ports.ts';
 import { findSeller } from '../sellers/sellers-repo.ts';
 import { type CashoutRow, cashoutMoney } from './cashouts-repo.ts';
+import { firstCheck } from './payout-schedule.ts';
 
 /** Where a cashout is asked: `apiWithdrawalEnabled` closes the API only, the seller's panel stays open. */
 export type CashoutChannel = 'API' | 'PANEL';
@@ -41,11 +42,10 @@ export async function createCashout(
   const fees = checked.value;
   const r = await run<CashoutRow>(
     q,
-    // A PSP's payout is sent by its job, which looks at it from now on.
     sql`INSERT INTO cashouts (seller_id, status, amount, fee_fixed, fee_variable, fee_total, net_amount, pix_key, pix_key_type, created_at, updated_at,
           provider, account, next_check_at)
         VALUES (${sellerId}, 'PENDING', ${request.amount}, ${fees.fixed}, ${fees.variable}, ${fees.total}, ${fees.net}, ${request.pixKey},
-          ${request.pixKeyType}, ${now}, ${now}, ${account.connector}, ${account.id}, ${now}) RETURNING *`,
+          ${request.pixKeyType}, ${now}, ${now}, ${account.connector}, ${account.id}, ${firstCheck(now)}) RETURNING *`,
   );
   const row = one(r);
   const debited = await postIfCovered(q, cashoutCreatedPosting(cashoutMoney(row)));

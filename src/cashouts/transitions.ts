@@ -9,6 +9,7 @@ import { postingsCte } from '../ledger/postings.ts';
 import { outboxCte } from '../notifications/outbox.ts';
 import { cashoutForNotification } from './cashout-view.ts';
 import { type CashoutRow, cashoutMoney } from './cashouts-repo.ts';
+import { checkAfterMove } from './payout-schedule.ts';
 
 export type CashoutMoveResult =
   | { kind: 'moved'; row: CashoutRow; from: CashoutStatus }
@@ -23,16 +24,6 @@ export interface ProviderUpdate {
   failureReason?: string | null;
   /** When the payout job next asks the PSP about it (undefined: as the move implies). */
   nextCheckAt?: Date | null;
-}
-
-// A completed payout may still come back from the receiver's bank: first asked about an hour later.
-const first_return_check_ms = 60 * 60_000;
-
-/** When a payout job next looks at the cashout after this move; null when none manages it or nothing is left to learn. */
-function nextCheck(before: CashoutRow, to: CashoutStatus, at: Date, provider?: ProviderUpdate): Date | null {
-  if (provider?.nextCheckAt !== undefined) return provider.nextCheckAt;
-  if (before.next_check_at === null || to === 'REJECTED' || to === 'CANCELLED') return null;
-  return to === 'COMPLETED' ? new Date(at.getTime() + first_return_check_ms) : before.next_check_at;
 }
 
 /** Everything one cashout move writes, decided in memory from the row as read. */
@@ -95,7 +86,7 @@ export function planCashoutMove(
     external_id: provider?.externalId ?? before.external_id,
     provider_data: provider?.providerData ?? before.provider_data,
     failure_reason: to === 'REJECTED' ? (provider?.failureReason ?? before.failure_reason) : before.failure_reason,
-    next_check_at: nextCheck(before, to, at, provider),
+    next_check_at: checkAfterMove(before.next_check_at, to, at, provider?.nextCheckAt),
   };
   const posting = cashoutMovePosting(cashoutMoney(after), to);
   return {

@@ -6,6 +6,7 @@
  */
 
 import type { CashoutRow } from '../../cashouts/cashouts-repo.ts';
+import { checkAfterClaim, waitForProvider } from '../../cashouts/payout-schedule.ts';
 import type { AppContext } from '../../context.ts';
 import { run, sql } from '../../db/sql.ts';
 import type { Job, JobLog } from '../../workers/job.ts';
@@ -16,7 +17,6 @@ import type { EfiPayoutConnector } from './connector.ts';
 const batch = 20;
 // Sends in flight at once: Efí asks integrators to pace sends (CONTRACT §11.3), and one slow answer must not hold the rest.
 const parallel = 4;
-const return_window_ms = 7 * 24 * 3600_000;
 
 export interface PayoutJobSettings {
   reconcileSeconds: number;
@@ -25,19 +25,11 @@ export interface PayoutJobSettings {
   webhookUrl(): Promise<string | null>;
 }
 
-/**
- * Claims what is due and sets when each is looked at next, in one statement: a PENDING or PROCESSING
- * cashout an interval later (sooner if an answer settles it), a COMPLETED one for returns at growing
- * intervals until its window closes.
- */
+/** Claims what is due and sets when each is looked at next (cashouts/payout-schedule.ts), in one statement. */
 async function claimDue(ctx: AppContext, connector: EfiPayoutConnector, now: Date, intervalMs: number): Promise<CashoutRow[]> {
   const r = await run<CashoutRow>(
     ctx.db,
-    sql`UPDATE cashouts c SET next_check_at = CASE
-          WHEN c.status IN ('PENDING', 'PROCESSING') THEN ${new Date(now.getTime() + intervalMs)}::timestamptz
-          WHEN c.status = 'COMPLETED' AND c.processed_at > ${new Date(now.getTime() - return_window_ms)}::timestamptz
-            THEN ${now}::timestamptz + greatest(interval '1 hour', (${now}::timestamptz - c.processed_at) / 2)
-        END
+    sql`UPDATE cashouts c SET next_check_at = ${checkAfterClaim(now, intervalMs)}
         FROM (SELECT id FROM cashouts WHERE ${ofAccount(connector.account)} AND next_check_at <= ${now} ORDER BY next_check_at LIMIT ${batch} FOR UPDATE SKIP LOCKED) due
         WHERE c.id = due.id
         RETURNING c.*`,
@@ -50,10 +42,7 @@ async function handle(ctx: AppContext, connector: EfiPayoutConnector, row: Casho
     const attempt = await connector.send({ cashoutId: row.id, netCents: row.net_amount, pixKey: row.pix_key, pixKeyType: row.pix_key_type });
     if (attempt.kind === 'later') {
       log?.warn({ cashoutId: row.id, why: attempt.why }, 'Efí did not take the payout for good; sent again with the same idEnvio next round');
-      const waitMs = attempt.retryAfterMs ?? 0;
-      if (waitMs > intervalMs) {
-        await run(ctx.db, sql`UPDATE cashouts SET next_check_at = ${new Date(ctx.clock.now().getTime() + waitMs)} WHERE id = ${row.id}`);
-      }
+      await waitForProvider(ctx.db, row.id, ctx.clock.now(), attempt.retryAfterMs ?? 0, intervalMs);
       return;
     }
     for (const fact of attempt.facts) await applyProviderFact(ctx, fact);

@@ -1,14 +1,15 @@
 /**
  * The sandbox processors' autopilots (CONTRACT §6, SANDBOX_AUTOPILOT): they play the outcome the
- * sandbox decided when it saw the card or the PIX key, a step at a time, as a processor would.
+ * sandbox decided when it saw the card or the PIX key, a step at a time, as a processor would; a
+ * card's steps are the processor's facts, applied like any provider's.
  */
 import { moveCashout } from '../../cashouts/transitions.ts';
-import { sql } from '../../db/sql.ts';
-import type { TransactionEvent } from '../../domain/transaction-states.ts';
-import { moveTransaction } from '../../transactions/transitions.ts';
+import { run, sql } from '../../db/sql.ts';
+import type { Fact, ProviderFact } from '../../domain/provider-facts.ts';
 import { claimEach } from '../../workers/claim.ts';
 import type { Job } from '../../workers/job.ts';
 import { ofAccount } from '../accounts.ts';
+import { applyProviderFact } from '../events/apply-fact.ts';
 import type { CardOutcome } from '../ports.ts';
 import { sandbox_card_account, sandboxPayoutOutcome } from './processors.ts';
 
@@ -18,22 +19,53 @@ const card_step_ms = 300;
 // Two payout steps of this length: a cashout settles within about two seconds.
 const payout_step_ms = 600;
 
-const outcome_events: Record<CardOutcome, TransactionEvent> = { APPROVED: 'APPROVED', DECLINED: 'DECLINED', PROCESSING_ERROR: 'PROCESSING_ERROR' };
+interface DueCard {
+  id: number;
+  status: 'PENDENTE' | 'EM_PROCESSAMENTO';
+  outcome: CardOutcome | null;
+  external_transaction_id: string;
+  amount: number;
+}
 
-/** The sandbox card processor: PENDENTE → EM_PROCESSAMENTO → the outcome it decided at authorization. */
+/**
+ * What the sandbox card processor tells of a sale at each step, as any processor's word: taken
+ * (PENDENTE → EM_PROCESSAMENTO), then the outcome it decided when it saw the card: authorised and
+ * captured (PAGO), refused (RECUSADO), or a failed capture (FALHA).
+ */
+function stepFact(card: DueCard): ProviderFact {
+  const paymentId = card.external_transaction_id;
+  const sale = { ids: [paymentId], saleId: Number(card.id), referenceSuffices: true };
+  const told = (step: string, fact: Fact): ProviderFact => ({
+    provider: 'sandbox',
+    identity: `${paymentId}:${step}`,
+    externalReference: paymentId,
+    fact,
+  });
+  if (card.status === 'PENDENTE')
+    return told('taken', { kind: 'CARD_ANSWER', sale, paymentId, result: 'PENDING', captureByGateway: false, data: {} });
+  const amount = Number(card.amount);
+  if (card.outcome === 'PROCESSING_ERROR') return told('outcome', { kind: 'CAPTURE', sale, paymentId, amount, currency: 'BRL', captured: false });
+  const authorised = card.outcome !== 'DECLINED';
+  return told('outcome', { kind: 'AUTHORISATION', sale, paymentId, amount, currency: 'BRL', authorised, captureByGateway: false });
+}
+
+/** The sandbox card processor: PENDENTE → EM_PROCESSAMENTO → the outcome it decided at authorization, a step every 300 ms, through the one apply step. */
 export const cardAutopilotJob: Job = {
   name: 'sandbox-card-autopilot',
   idle_interval_ms: 100,
   async run(ctx) {
     const now = ctx.clock.now();
-    const due = sql`
-      SELECT id, status, provider_data->>'sandboxOutcome' AS outcome FROM transactions
-      WHERE status IN ('PENDENTE', 'EM_PROCESSAMENTO') AND ${ofAccount(sandbox_card_account)} AND payment_method IN ('CREDIT_CARD', 'DEBIT_CARD') AND updated_at <= ${new Date(now.getTime() - card_step_ms)}
-      ORDER BY updated_at LIMIT ${batch_size}`;
-    return claimEach<{ id: number; status: string; outcome: CardOutcome | null }>(ctx.db, due, (q, row) => {
-      const event = row.status === 'PENDENTE' ? 'SENT_TO_PROCESSOR' : outcome_events[row.outcome ?? 'APPROVED'];
-      return moveTransaction(q, row.id, event, now);
-    });
+    const due = await run<DueCard>(
+      ctx.db,
+      sql`SELECT id, status, provider_data->>'sandboxOutcome' AS outcome, external_transaction_id, amount FROM transactions
+          WHERE status IN ('PENDENTE', 'EM_PROCESSAMENTO') AND ${ofAccount(sandbox_card_account)} AND payment_method IN ('CREDIT_CARD', 'DEBIT_CARD')
+            AND updated_at <= ${new Date(now.getTime() - card_step_ms)}
+          ORDER BY updated_at LIMIT ${batch_size}`,
+    );
+    let moved = 0;
+    // Another worker may tell the same step at once: the store keeps one, and the other is a repeat.
+    for (const card of due.rows) if ((await applyProviderFact(ctx, stepFact(card))).state === 'applied') moved++;
+    return moved;
   },
 };
 
