@@ -3,10 +3,10 @@ import { one, run, sql } from '../db/sql.ts';
 import { cashoutCreatedPosting } from '../domain/cashout-postings.ts';
 import { type CashoutRequest, checkCashoutPolicy, type SellerCashoutSettings } from '../domain/cashout-request.ts';
 import type { FeeSchedule } from '../domain/fees.ts';
+import type { ProviderName } from '../domain/provider-facts.ts';
 import { ok, type Result, refuse } from '../domain/result.ts';
 import { platformSchedule } from '../fees/fee-settings.ts';
 import { postIfCovered } from '../ledger/postings.ts';
-import type { Account } from '../providers/ports.ts';
 import { findSeller } from '../sellers/sellers-repo.ts';
 import { type CashoutRow, cashoutMoney } from './cashouts-repo.ts';
 import { firstCheck } from './payout-schedule.ts';
@@ -34,7 +34,7 @@ export async function createCashout(
   sellerId: number,
   request: CashoutRequest,
   now: Date,
-  account: Account,
+  account: { id: string; connector: ProviderName },
   channel: CashoutChannel = 'API',
 ): Promise<Result<CashoutRow>> {
   const checked = checkCashoutPolicy(request, await cashoutSettings(q, sellerId, channel));

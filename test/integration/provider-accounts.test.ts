@@ -3,14 +3,18 @@
 // account goes on to that account after the rails point elsewhere; an account no longer configured
 // fails with its reason and sends nothing anywhere.
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { accountOf } from '../../src/providers/accounts.ts';
 import { apiPixConnector } from '../../src/providers/api-pix/connector.ts';
 import { applyProviderFact } from '../../src/providers/events/apply-fact.ts';
 import type { PixPsp } from '../../src/providers/ports.ts';
-import { cardExample, pixExample } from '../helpers/fixtures.ts';
+import { boletoExample, cardExample, pixExample } from '../helpers/fixtures.ts';
 import { adminHeaders, type Gateway, type SellerKeys, startGateway } from '../helpers/gateway.ts';
 import { type TestCardProcessor, testCardProcessor } from '../helpers/second-rail/card-processor.ts';
+import { makeTestCerts, opensslAvailable } from '../helpers/tls-certs.ts';
 
 describe('provider accounts: a second card processor and a second PIX PSP', () => {
   let gw: Gateway;
@@ -123,5 +127,57 @@ describe('provider accounts: a second card processor and a second PIX PSP', () =
     const sale = await read(id);
     assert.deepEqual([sale.status, sale.refundedAmount], ['PAGO', 0], 'nothing refunded, the cents given back');
     assert.equal((await inject('GET', '/admin/ledger/verify', undefined, adminHeaders)).json().ok, true);
+  });
+});
+
+// CONTRACT §11.1: each sandbox route answers only while the rail it plays is the sandbox's. Here
+// PIX is a real PSP (another gateway's embedded one, reached as any PSP would be) and boletos are
+// the sandbox's: the PIX levers are refused and make no Pix anywhere; the boleto lever works.
+describe('sandbox routes with PIX real and boletos sandbox', { skip: !opensslAvailable() && 'no openssl for the client certificate' }, () => {
+  let psp: Gateway;
+  let gw: Gateway;
+  before(async () => {
+    psp = await startGateway();
+    const rail = psp.ctx.rails.psp!;
+    const certs = makeTestCerts();
+    const dir = mkdtempSync(join(tmpdir(), 'pix-real-'));
+    writeFileSync(join(dir, 'cert.pem'), certs.clientCert);
+    writeFileSync(join(dir, 'key.pem'), certs.clientKey);
+    gw = await startGateway({
+      env: {
+        PIX_PROVIDER: 'api-pix',
+        PIX_API_BASE_URL: rail.apiUrl,
+        PIX_API_TOKEN_URL: rail.tokenUrl,
+        PIX_API_CLIENT_ID: rail.clientId,
+        PIX_API_CLIENT_SECRET: rail.clientSecret,
+        PIX_API_CERT_FILE: join(dir, 'cert.pem'),
+        PIX_API_KEY_FILE: join(dir, 'key.pem'),
+        PIX_WEBHOOK_BASE_URL: 'http://127.0.0.1:9',
+      },
+    });
+  });
+  after(async () => {
+    await gw?.close();
+    await psp?.close();
+  });
+
+  test('the PIX levers are 404 and make no Pix; the boleto lever pays', async () => {
+    const seller = await gw.createSeller();
+    const sale = await gw.app.inject({ method: 'POST', url: '/api/sales', headers: seller.headers, payload: pixExample() });
+    assert.equal(sale.statusCode, 201, sale.body);
+    const id: number = sale.json().sale.id;
+    const txid: string = sale.json().sale.payment.pix.txid;
+    const byTxid = await gw.app.inject({ method: 'POST', url: `/sandbox/pix/${txid}/pay`, headers: adminHeaders, payload: {} });
+    const byId = await gw.app.inject({ method: 'POST', url: `/sandbox/sales/${id}/pay`, headers: adminHeaders, payload: {} });
+    assert.deepEqual([byTxid.statusCode, byId.statusCode], [404, 404]);
+    const received = await psp.ctx.rails.apiPix.client.listPix({ inicio: new Date(Date.now() - 3600_000), fim: new Date(Date.now() + 60_000) });
+    assert.deepEqual(received.pix, [], 'no Pix at the PSP');
+    const sandboxPix = await gw.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM sandbox_psp.pix');
+    assert.equal(sandboxPix.rows[0]!.n, 0, "none at this gateway's own embedded PSP (its boletos') either");
+
+    const boleto = await gw.app.inject({ method: 'POST', url: '/api/sales', headers: seller.headers, payload: boletoExample() });
+    assert.equal(boleto.statusCode, 201, boleto.body);
+    const paid = await gw.app.inject({ method: 'POST', url: `/sandbox/sales/${boleto.json().sale.id}/pay`, headers: adminHeaders, payload: {} });
+    assert.equal(paid.statusCode, 200, paid.body);
   });
 });
