@@ -41,8 +41,11 @@ export async function recordAccounts(q: Queryable, configured: { pix: Account; c
           WHEN payment_method = 'BOLETO' AND provider = ${boleto.connector} THEN ${boleto.id}
           WHEN payment_method IN ('CREDIT_CARD', 'DEBIT_CARD') AND provider = ${card.connector} THEN ${card.id}
         END
-        WHERE account IS NULL`,
+        WHERE account IS NULL AND provider IN (${pix.connector}, ${boleto.connector}, ${card.connector})`,
   );
-  await run(q, sql`UPDATE refunds r SET account = t.account FROM transactions t WHERE r.account IS NULL AND t.id = r.transaction_id`);
+  await run(
+    q,
+    sql`UPDATE refunds r SET account = t.account FROM transactions t WHERE r.account IS NULL AND t.id = r.transaction_id AND t.account IS NOT NULL`,
+  );
   await run(q, sql`UPDATE cashouts SET account = ${payout.id} WHERE account IS NULL AND provider = ${payout.connector}`);
 }

@@ -165,6 +165,17 @@ describe('what is ours: a boleto paid by its Pix, and two installations on one P
       const foreign = (await eventsOf(other, e2e)).find((e) => e.kind === 'PIX_RECEIVED');
       assert.deepEqual([foreign?.state, foreign?.reason, foreign?.followup], ['needs_operator', "not this installation's", null]);
       assert.deepEqual((await atPsp(e2e)).devolucoes ?? [], [], 'nothing was sent back to the payer');
+
+      // A second Pix on the paid boleto is money it cannot take: returned whole by the PSP that received it.
+      const second = await payPix(await boletoPixTxid(i, id), 25050);
+      await reconcile(i);
+      const extra = (await eventsOf(i, second)).find((e) => e.kind === 'PIX_RECEIVED');
+      assert.deepEqual([extra?.state, extra?.transactionId], ['needs_operator', id]);
+      assert.match(extra!.reason!, /a second Pix for a boleto already paid/);
+      assert.notEqual((extra!.followup as { status: string }).status, 'REFUSED', JSON.stringify(extra!.followup));
+      await waitFor('the second Pix returned at the PSP', async () => ((await atPsp(second)).devolucoes ?? []).length === 1);
+      assert.equal((await read(i, id)).status, 'PAGO');
+      assert.equal((await balance(i)).available - before.available, 24701, 'still credited once');
       await verify(i);
       await verify(other);
     });

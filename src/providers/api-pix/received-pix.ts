@@ -5,7 +5,7 @@
  * lives, the one thing of it a boleto sale knows (the location in its BR Code).
  */
 import type { ProviderFact } from '../../domain/provider-facts.ts';
-import { type ApiPixClient, ApiPixError, type Pix } from './client/api-pix-client.ts';
+import { type ApiPixClient, isRefusal, type Pix } from './client/api-pix-client.ts';
 import { factsOfPix } from './facts.ts';
 
 const cob_txid = /^[a-zA-Z0-9]{26,35}$/;
@@ -21,8 +21,9 @@ async function foreignChargeLocation(client: ApiPixClient, txid: string | null, 
     const location = cob.loc?.location ?? cob.location;
     return location ? bare(location) : null;
   } catch (error) {
-    // No charge of that txid at the PSP: nothing more to learn of it.
-    if (error instanceof ApiPixError && error.status === 404) return null;
+    // No charge of that txid the PSP will show us (none, or another system's it refuses): nothing
+    // more to learn of it. Only a PSP that could not answer is asked again.
+    if (isRefusal(error)) return null;
     throw error;
   }
 }

@@ -7,7 +7,8 @@
 import type { AppContext } from '../../context.ts';
 import { maybeOne, run, sql } from '../../db/sql.ts';
 import type { Fact } from '../../domain/provider-facts.ts';
-import type { CardProcessor, PixPsp } from '../ports.ts';
+import type { PaymentMethod } from '../../domain/transaction-states.ts';
+import { AccountNotConfigured, CAPABILITY_OF, type CardProcessor, type PixPsp } from '../ports.ts';
 import { portOf } from '../registry.ts';
 import { type StoredEvent, setFollowup } from './store.ts';
 
@@ -17,14 +18,24 @@ function paymentOf(fact: Fact): string | null {
   return 'paymentId' in fact && typeof fact.paymentId === 'string' ? fact.paymentId : null;
 }
 
-/** The port the followup goes to: the account of the sale the fact concerns (or, with none, its connector's configured one). */
+/**
+ * The port the followup goes to: the account of the sale the fact concerns, when the sale was made
+ * with that capability; else (a boleto's Pix, a fact of no sale) the configured account of the
+ * connector that told it, the PSP that received the Pix.
+ */
 async function portFor(ctx: AppContext, event: StoredEvent): Promise<PixPsp | CardProcessor> {
   const capability = event.fact.kind === 'PIX_RECEIVED' ? 'PIX' : 'CARD';
   const sale =
     event.transaction_id === null
       ? null
-      : maybeOne(await run<{ account: string | null }>(ctx.db, sql`SELECT account FROM transactions WHERE id = ${event.transaction_id}`));
-  return portOf(ctx.providers, capability, { account: sale?.account ?? null, provider: event.provider });
+      : maybeOne(
+          await run<{ account: string | null; payment_method: PaymentMethod }>(
+            ctx.db,
+            sql`SELECT account, payment_method FROM transactions WHERE id = ${event.transaction_id}`,
+          ),
+        );
+  const own = sale !== null && CAPABILITY_OF[sale.payment_method] === capability ? sale.account : null;
+  return portOf(ctx.providers, capability, { account: own, provider: event.provider });
 }
 
 /** Sends the followup of one event, as it is now (another process may have sent it meanwhile). */
@@ -35,7 +46,13 @@ export async function sendFollowup(ctx: AppContext, eventId: number): Promise<vo
   if (paymentId === null || (event.amount === null && event.followup === 'RETURN'))
     throw new Error(`provider event ${event.id}: a followup without a payment`);
   try {
-    const port = await portFor(ctx, event);
+    const port = await portFor(ctx, event).catch(async (error: unknown) => {
+      if (!(error instanceof AccountNotConfigured)) throw error;
+      // Never sent to another account: the operator sees why, and the job does not ask again.
+      await setFollowup(ctx.db, event.id, 'REFUSED', error.message, ctx.clock.now());
+      return null;
+    });
+    if (port === null) return;
     if (event.followup === 'CAPTURE') {
       if (port.capability !== 'CARD') throw new Error(`provider event ${event.id}: a capture owed to a ${port.capability} port`);
       await capture(ctx, port, event, paymentId);
