@@ -24,6 +24,8 @@ async function main(): Promise<void> {
     server = app;
     console.log(`gateway (${role}) listening on ${address} — API docs at ${address}/docs`);
   }
+  for (const work of ctx.rails.stranded)
+    app.log.error(work, 'provider account not configured: its unfinished work is sent nowhere; the operator must finish it');
   const workers = new WorkerRunner(ctx, role === 'api' ? [] : allJobs(ctx), app.log);
   await workers.start();
   console.log(

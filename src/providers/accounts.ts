@@ -49,3 +49,30 @@ export async function recordAccounts(q: Queryable, configured: { pix: Account; c
   );
   await run(q, sql`UPDATE cashouts SET account = ${payout.id} WHERE account IS NULL AND provider = ${payout.connector}`);
 }
+
+/** Work a provider still owes, on an account this process does not have: nothing will send it. */
+export interface StrandedWork {
+  account: string | null;
+  what: 'cashouts under way' | 'refunds under way' | 'charges to withdraw';
+  count: number;
+}
+
+/**
+ * What was made with an account no longer configured and is not finished (CONTRACT §11): cashouts
+ * PENDING or PROCESSING, refunds PENDING, charges of cancelled sales still payable. None of it is
+ * ever sent to another account; the operator is told at start (main.ts) and finishes it by hand.
+ */
+export async function strandedWork(q: Queryable, configured: string[]): Promise<StrandedWork[]> {
+  const r = await run<StrandedWork>(
+    q,
+    sql`SELECT account, what, count(*)::int AS count FROM (
+          SELECT account, 'cashouts under way' AS what FROM cashouts WHERE status IN ('PENDING', 'PROCESSING')
+          UNION ALL SELECT account, 'refunds under way' FROM refunds WHERE status = 'PENDING'
+          UNION ALL SELECT account, 'charges to withdraw' FROM transactions
+            WHERE status = 'CANCELADO' AND (pix_charge = 'ACTIVE' OR boleto_charge = 'ACTIVE')
+        ) open_work
+        WHERE account IS NULL OR NOT (account = ANY(${configured}::text[]))
+        GROUP BY account, what ORDER BY account, what`,
+  );
+  return r.rows;
+}

@@ -8,7 +8,7 @@ import type { Env } from '../config-values.ts';
 import type { Db } from '../db/db.ts';
 import { maybeOne, run, sql } from '../db/sql.ts';
 import type { Job } from '../workers/job.ts';
-import { accountOf, recordAccounts, sandboxAccount } from './accounts.ts';
+import { accountOf, recordAccounts, type StrandedWork, sandboxAccount, strandedWork } from './accounts.ts';
 import { type CardRailConfig, loadCardRailConfig } from './adyen/config.ts';
 import { type AdyenConnector, adyenConnector } from './adyen/connector.ts';
 import { createAdyenFollowupJob } from './adyen/followup-job.ts';
@@ -64,6 +64,8 @@ export interface Rails {
   efiBoleto: EfiBoletoConnector;
   /** The sandbox's levers (a payer's bank), each while the rail it plays is sandbox. */
   sandbox: SandboxLevers;
+  /** Unfinished work of accounts this process does not have, as found at start. */
+  stranded: StrandedWork[];
 }
 
 interface Deps {
@@ -157,6 +159,7 @@ export async function openRails(settings: RailSettings, deps: Deps): Promise<Rai
   const card = adyen ?? sandboxCardProcessor();
   const rails = { PIX: pixPsp, CREDIT_CARD: card, DEBIT_CARD: card, BOLETO: issuer, PAYOUT: efi };
   await recordAccounts(deps.db, { pix: pixPsp.account, card: card.account, boleto: issuer.account, payout: efi.account });
+  const stranded = await strandedWork(deps.db, [...new Set(Object.values(rails).map((p) => p.account.id))]);
 
   // Without a public address, the callbacks go where an API process of this installation listens (a worker has none of its own).
   const webhookUrl = async () => {
@@ -201,5 +204,5 @@ export async function openRails(settings: RailSettings, deps: Deps): Promise<Rai
     ...(config.sandboxAutopilot ? [cardAutopilotJob, payoutAutopilotJob] : []),
   ];
   const sandbox = sandboxLevers(psp, { pix: pix.provider === 'sandbox' ? pixPsp : null, boleto: boletoRail.provider === 'sandbox' ? issuer : null });
-  return { providers, jobs, apiPix, psp, adyen, efi, efiBoleto, sandbox };
+  return { providers, jobs, apiPix, psp, adyen, efi, efiBoleto, sandbox, stranded };
 }

@@ -7,12 +7,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { accountOf } from '../../src/providers/accounts.ts';
+import { accountOf, strandedWork } from '../../src/providers/accounts.ts';
 import { apiPixConnector } from '../../src/providers/api-pix/connector.ts';
 import { applyProviderFact } from '../../src/providers/events/apply-fact.ts';
 import type { PixPsp } from '../../src/providers/ports.ts';
 import { boletoExample, cardExample, pixExample } from '../helpers/fixtures.ts';
-import { adminHeaders, type Gateway, type SellerKeys, startGateway } from '../helpers/gateway.ts';
+import { fund } from '../helpers/funding.ts';
+import { adminHeaders, type Gateway, railJob, type SellerKeys, startGateway } from '../helpers/gateway.ts';
 import { type TestCardProcessor, testCardProcessor } from '../helpers/second-rail/card-processor.ts';
 import { makeTestCerts, opensslAvailable } from '../helpers/tls-certs.ts';
 
@@ -127,6 +128,22 @@ describe('provider accounts: a second card processor and a second PIX PSP', () =
     const sale = await read(id);
     assert.deepEqual([sale.status, sale.refundedAmount], ['PAGO', 0], 'nothing refunded, the cents given back');
     assert.equal((await inject('GET', '/admin/ledger/verify', undefined, adminHeaders)).json().ok, true);
+  });
+
+  test('a cashout under way on an account no longer configured is found at start as stranded work, and no job sends it', async () => {
+    await fund(gw, seller.id, 50_000);
+    const cashout = await inject('POST', '/api/public/cashout', { amount: 150, pixKey: '52998224725', pixKeyType: 'CPF' });
+    assert.equal(cashout.statusCode, 201, cashout.body);
+    await gw.ctx.db.query("UPDATE cashouts SET account = 'efi:gone' WHERE id = $1", [cashout.json().id]);
+    const registered = (['PIX', 'CARD', 'BOLETO', 'PAYOUT'] as const).flatMap((c) => gw.ctx.providers.all(c).map((p) => p.account.id));
+    assert.deepEqual(await strandedWork(gw.ctx.db, registered), [{ account: 'efi:gone', what: 'cashouts under way', count: 1 }]);
+    await railJob(gw, 'efi-payouts').run(gw.ctx);
+    const row = await gw.ctx.db.query<{ status: string }>('SELECT status FROM cashouts WHERE id = $1', [cashout.json().id]);
+    assert.equal(row.rows[0]!.status, 'PENDING', 'not sent by the payout job of the account configured now');
+    const sent = await gw.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM sandbox_psp.sent WHERE info_pagador = $1', [
+      `Saque ${cashout.json().id}`,
+    ]);
+    assert.equal(sent.rows[0]!.n, 0);
   });
 });
 
