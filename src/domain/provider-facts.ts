@@ -15,6 +15,11 @@ export interface SaleRef {
   saleId: number | null;
   /** The reference alone finds the sale even once the provider named it otherwise (a dispute keeps the payment's reference). */
   referenceSuffices: boolean;
+  /**
+   * Where the charge a Pix paid lives, when this installation did not name it (a boleto's Pix, made by
+   * its issuer): it finds the boleto sale whose BR Code carries it.
+   */
+  chargeLocation?: string | null;
 }
 
 export type DisputeStep = 'opened' | 'reversed' | 'lost';
@@ -58,10 +63,8 @@ export type Fact =
   /**
    * A Pix received, confirmed with the PSP: it pays the PENDENTE sale its txid names (or the boleto
    * whose Pix has the charge's location), or is returned whole when that sale cannot take it.
-   * `chargeLocation`: the location of a charge this installation did not name (a boleto's Pix, made
-   * by its issuer), when the PSP has one; absent in facts stored before it was read.
    */
-  | { kind: 'PIX_RECEIVED'; endToEndId: string; txid: string | null; amount: number; paidAt: string; chargeLocation?: string | null }
+  | { kind: 'PIX_RECEIVED'; sale: SaleRef; endToEndId: string; txid: string | null; amount: number; paidAt: string }
   /** What became of our return of a Pix that paid nothing. */
   | { kind: 'PIX_RETURN'; endToEndId: string; status: 'SENT' | 'DONE' | 'REFUSED'; detail: string | null }
   /** How a sent Pix (a cashout's payout) stands at the PSP, as its own API describes it. */

@@ -1,7 +1,8 @@
 -- A received Pix is matched to a sale of this installation across every connector (CONTRACT §11,
--- "What is ours"): a PIX sale by its charge's txid, a boleto híbrido by the location of its Pix
--- (the issuer makes that charge and its txid, so its dynamic BR Code's location is what we know of
--- it). The location is read from the boleto's BR Code (field 26, its 25), kept beside it.
+-- "What is ours"): a PIX sale by its charge's txid (its externalTransactionId), a boleto híbrido by
+-- the location of its Pix (the issuer makes that charge and its txid, so its dynamic BR Code's
+-- location is what we know of it). The location is read from the boleto's BR Code (field 26, its
+-- 25), kept beside it.
 ALTER TABLE transactions ADD COLUMN boleto_pix_location text GENERATED ALWAYS AS (
   CASE WHEN substr(boleto_pix_code, strpos(lower(boleto_pix_code), '0014br.gov.bcb.pix25') + 20, 2) ~ '^[0-9]{2}$'
     AND strpos(lower(boleto_pix_code), '0014br.gov.bcb.pix25') > 0
@@ -10,8 +11,6 @@ ALTER TABLE transactions ADD COLUMN boleto_pix_location text GENERATED ALWAYS AS
 ) STORED
 -- statement
 CREATE INDEX transactions_boleto_pix_location_idx ON transactions (boleto_pix_location) WHERE boleto_pix_location IS NOT NULL
--- statement
-CREATE INDEX transactions_pix_txid_idx ON transactions (pix_txid) WHERE pix_txid IS NOT NULL
 -- statement
 CREATE INDEX transactions_pix_end_to_end_idx ON transactions (pix_end_to_end_id) WHERE pix_end_to_end_id IS NOT NULL
 -- statement

@@ -23,11 +23,12 @@ export function factsOfPix(pix: Pix, installationId: string, chargeLocation: str
     externalReference: e2e,
     fact: {
       kind: 'PIX_RECEIVED',
+      // The charge's txid is the PIX sale's id at the PSP; a boleto's Pix is found by its charge's location.
+      sale: { ids: pix.txid ? [pix.txid] : [], saleId: null, referenceSuffices: false, chargeLocation },
       endToEndId: e2e,
       txid: pix.txid ?? null,
       amount: centsFromValor(pix.valor),
       paidAt: new Date(pix.horario).toISOString(),
-      chargeLocation,
     },
   };
   const devolucoes = (pix.devolucoes ?? []).map((d) => devolucaoFact(e2e, d, installationId));

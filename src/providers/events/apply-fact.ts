@@ -14,7 +14,7 @@ import { settleRefund } from '../../transactions/refund-moves.ts';
 import { moveTransaction } from '../../transactions/transitions.ts';
 import { sendFollowup } from './followups.ts';
 import { findByIdentity, heldOf, recordOnce, type Settled, type StoredEvent, setFollowup, settleEvent } from './store.ts';
-import { lockRefund, lockSale, lockSaleById, lockSaleOfPix, nameSale } from './subjects.ts';
+import { lockRefund, lockSale, lockSaleById, nameSale } from './subjects.ts';
 
 export interface AppliedFact {
   eventId: number | null;
@@ -64,10 +64,9 @@ export async function applyHeld(q: Queryable, transactionId: number, at: Date): 
   return owed;
 }
 
-/** The sale a fact concerns, found by what the provider named, across every connector for a received Pix. */
+/** The sale a fact concerns, found by what the provider named. */
 async function saleOf(q: Queryable, event: StoredEvent, fact: Fact): Promise<SaleSnapshot | null> {
   if (event.transaction_id !== null) return lockSaleById(q, Number(event.transaction_id));
-  if (fact.kind === 'PIX_RECEIVED') return lockSaleOfPix(q, fact.txid, fact.chargeLocation ?? null);
   return 'sale' in fact ? lockSale(q, event.provider, fact.sale) : null;
 }
 

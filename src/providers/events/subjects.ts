@@ -44,17 +44,20 @@ export async function lockSaleById(q: Queryable, id: number): Promise<SaleSnapsh
 }
 
 /**
- * The provider's sale: by an id it gave the payment (pspReference, txid), or by the Pix that paid
- * it (an endToEndId, whichever connector sold it: a boleto's Pix too); else by our own reference while the provider has not named it yet (the sale still
+ * The provider's sale: by an id it gave the payment (pspReference, txid), by the Pix that paid it
+ * (an endToEndId, whichever connector sold it: a boleto's Pix too), or by the location of the charge
+ * a Pix paid (a boleto's, made by its issuer); else by our own reference while the provider has not named it yet (the sale still
  * known by its id), or whenever the reference alone suffices.
  */
 export async function lockSale(q: Queryable, provider: ProviderName, ref: SaleRef): Promise<SaleSnapshot | null> {
-  if (ref.ids.length > 0) {
+  const location = ref.chargeLocation ?? null;
+  if (ref.ids.length > 0 || location !== null) {
     const byId = maybeOne(
       await run<SaleRow>(
         q,
         sql`SELECT ${sale_columns} FROM transactions
             WHERE (provider = ${provider} AND external_transaction_id = ANY(${ref.ids}::text[])) OR pix_end_to_end_id = ANY(${ref.ids}::text[])
+              OR boleto_pix_location = ${location}::text
             ORDER BY id LIMIT 1 FOR UPDATE`,
       ),
     );
@@ -70,25 +73,6 @@ export async function lockSale(q: Queryable, provider: ProviderName, ref: SaleRe
     ),
   );
   return byReference && snapshot(byReference);
-}
-
-/**
- * The sale a received Pix is for, whatever its connector (CONTRACT §11, "What is ours"): the PIX
- * sale whose charge has its txid (every txid this installation makes is its own), or the boleto
- * whose Pix is the charge at that location (the issuer made it and its txid). Null: nothing of
- * this installation's.
- */
-export async function lockSaleOfPix(q: Queryable, txid: string | null, chargeLocation: string | null): Promise<SaleSnapshot | null> {
-  if (txid === null && chargeLocation === null) return null;
-  const row = maybeOne(
-    await run<SaleRow>(
-      q,
-      sql`SELECT ${sale_columns} FROM transactions
-          WHERE (pix_txid = ${txid}::text AND payment_method = 'PIX') OR boleto_pix_location = ${chargeLocation}::text
-          ORDER BY id LIMIT 1 FOR UPDATE`,
-    ),
-  );
-  return row && snapshot(row);
 }
 
 /** One of our refunds of this provider's sales, with the ids of the payment it returns. */
