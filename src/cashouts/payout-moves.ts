@@ -6,6 +6,7 @@
 import type { Queryable } from '../db/db.ts';
 import { maybeOne, run, sql } from '../db/sql.ts';
 import { cashoutReturnedPosting } from '../domain/cashout-postings.ts';
+import { atAccount } from '../domain/ledger.ts';
 import { type PayoutPlan, planPayoutFact } from '../domain/payout-plans.ts';
 import type { Fact } from '../domain/provider-facts.ts';
 import { postingsCte } from '../ledger/postings.ts';
@@ -30,17 +31,17 @@ export async function applyPayoutFact(q: Queryable, fact: PayoutFact, at: Date):
       if (moved.kind === 'refused' || moved.kind === 'not_found') throw new Error(`cashout ${row.id}: ${event} planned, yet ${moved.kind}`);
     }
   }
-  if (plan.returned > 0) await creditReturn(q, row, plan.returned);
+  if (plan.returned > 0) await creditReturn(q, row, plan.returned, fact.kind === 'PAYOUT_RETURNED' ? fact.returnId : null);
   return { plan, cashoutId: row.id };
 }
 
 /** Money back from the receiver's bank: the seller's available balance, in one statement with the cashout's running total. */
-async function creditReturn(q: Queryable, row: CashoutRow, amount: number): Promise<void> {
+async function creditReturn(q: Queryable, row: CashoutRow, amount: number, returnId: string | null): Promise<void> {
   await run(
     q,
     sql`WITH returned AS (
       UPDATE cashouts SET returned_amount = returned_amount + ${amount} WHERE id = ${row.id} RETURNING id
-    ), ${postingsCte([cashoutReturnedPosting(cashoutMoney(row), amount)], 'returned')}
+    ), ${postingsCte([atAccount(cashoutReturnedPosting(cashoutMoney(row), amount), { account: row.account, reference: returnId })], 'returned')}
     SELECT (SELECT count(*) FROM returned)::int AS n`,
   );
 }

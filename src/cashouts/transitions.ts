@@ -3,7 +3,7 @@ import { CONFLICT, retryOnConflict } from '../db/optimistic.ts';
 import { maybeOne, one, run, sql } from '../db/sql.ts';
 import { cashoutMovePosting } from '../domain/cashout-postings.ts';
 import { applyCashoutEvent, CASHOUT_FINAL_STATUSES, type CashoutEvent, type CashoutStatus } from '../domain/cashout-states.ts';
-import type { Posting } from '../domain/ledger.ts';
+import { atAccount, type Posting } from '../domain/ledger.ts';
 import { cashoutTargets, type OutboxTarget, type WebhookTarget } from '../domain/notification-payloads.ts';
 import { postingsCte } from '../ledger/postings.ts';
 import { outboxCte } from '../notifications/outbox.ts';
@@ -88,7 +88,8 @@ export function planCashoutMove(
     failure_reason: to === 'REJECTED' ? (provider?.failureReason ?? before.failure_reason) : before.failure_reason,
     next_check_at: checkAfterMove(before.next_check_at, to, at, provider?.nextCheckAt),
   };
-  const posting = cashoutMovePosting(cashoutMoney(after), to);
+  const made = cashoutMovePosting(cashoutMoney(after), to);
+  const posting = made && atAccount(made, { account: after.account, reference: payoutReference(after) });
   return {
     after,
     event,
@@ -130,3 +131,9 @@ async function writeMove(q: Queryable, input: CashoutMoveInput, plan: CashoutMov
   );
   return one(r).moved === 1;
 }
+
+/** The payout's idEnvio as its provider's record names it; none for a cashout no provider sent. */
+const payoutReference = (row: CashoutRow): string | null => {
+  const idEnvio = row.provider_data?.idEnvio;
+  return typeof idEnvio === 'string' ? idEnvio : null;
+};

@@ -25,9 +25,10 @@ export function cashoutCreatedPosting(c: CashoutMoney): Posting {
 export function cashoutMovePosting(c: CashoutMoney, to: CashoutStatus): Posting | null {
   switch (to) {
     case 'COMPLETED':
+      // The net leaves the platform's funds at the account that sent it (CONTRACT §15).
       return posting(c, 'CASHOUT_COMPLETED', [
         { account: 'blocked', amount: -c.amount },
-        { account: 'payouts', amount: c.netAmount },
+        { account: 'customer_funds', amount: c.netAmount },
         { account: 'fee_revenue', amount: c.feeTotal },
       ]);
     case 'REJECTED':
@@ -44,7 +45,7 @@ export function cashoutMovePosting(c: CashoutMoney, to: CashoutStatus): Posting 
 /** Money a receiver's bank returned after the payout was made: back to the seller's available balance. */
 export function cashoutReturnedPosting(c: CashoutMoney, amount: number): Posting {
   return posting(c, 'CASHOUT_RETURNED', [
-    { account: 'payouts', amount: -amount },
+    { account: 'customer_funds', amount: -amount },
     { account: 'available', amount },
   ]);
 }

@@ -32,6 +32,8 @@ export interface RefundSnapshot {
 export interface Naming {
   externalId?: string;
   paidBy?: string;
+  /** The account the Pix that paid it was received at, when not the sale's own. */
+  paidAccount?: string;
   data?: Record<string, unknown>;
 }
 
@@ -93,7 +95,7 @@ export function planSaleFact(fact: Fact, sale: SaleSnapshot): FactPlan {
       return checked(sale, planDispute(sale, 'lost', 'MED'));
     case 'PIX_RECEIVED':
       return sale.paymentMethod === 'BOLETO'
-        ? planBoletoPix(fact.amount, fact.endToEndId, sale)
+        ? planBoletoPix(fact.amount, { paidBy: fact.endToEndId, ...(fact.account ? { paidAccount: fact.account } : {}) }, sale)
         : planPixReceived(fact.amount, fact.endToEndId, sale);
     case 'BOLETO_STATUS':
       return planBoletoStatus(fact, sale);
@@ -214,11 +216,13 @@ function planPixReceived(amount: number, endToEndId: string, sale: SaleSnapshot)
  * other is the issuer's payment the sale cannot take, returned by hand like the boleto's (11.4);
  * a second Pix on a paid boleto is returned whole.
  */
-function planBoletoPix(amount: number, endToEndId: string, sale: SaleSnapshot): FactPlan {
+function planBoletoPix(amount: number, paid: { paidBy: string; paidAccount?: string }, sale: SaleSnapshot): FactPlan {
+  const endToEndId = paid.paidBy;
   if (sale.status === 'PENDENTE') {
     if (sale.amount !== amount)
       return forOperator(`${amount} cents paid by the Pix of a boleto of ${sale.amount}: the money must be returned to the payer`);
-    return applied(['PAYMENT_CONFIRMED'], { naming: { paidBy: endToEndId } });
+    // Its money is where the Pix was received: the PSP's account, not the issuer's.
+    return applied(['PAYMENT_CONFIRMED'], { naming: paid });
   }
   if (eventsToPaid(sale.status)?.length !== 0)
     return forOperator(`the Pix of a boleto whose sale is ${sale.status}: the money must be returned to the payer`);

@@ -3,19 +3,27 @@
  * a posting's lines sum to zero. Pure: the SQL that writes them lives in src/ledger.
  */
 export const SELLER_ACCOUNTS = ['available', 'blocked'] as const;
-export const PLATFORM_ACCOUNTS = ['customer_funds', 'fee_revenue', 'payouts', 'dispute_losses'] as const;
+export const PLATFORM_ACCOUNTS = ['customer_funds', 'fee_revenue', 'payouts', 'dispute_losses', 'unclaimed_funds'] as const;
 export type SellerAccount = (typeof SELLER_ACCOUNTS)[number];
 export type PlatformAccount = (typeof PLATFORM_ACCOUNTS)[number];
-export type Account = SellerAccount | PlatformAccount;
+/**
+ * The platform's money at one provider account (CONTRACT §15), and what that provider charged the
+ * platform there. Plain `customer_funds` is money of no known account (history before accounts).
+ */
+export type FundsAccount = `customer_funds:${string}` | `provider_fees:${string}`;
+export type Account = SellerAccount | PlatformAccount | FundsAccount;
 
 export interface PostingLine {
   account: Account;
   amount: number;
+  /** The provider's reference of the movement, on a line that moves an account's money (null: none, e.g. an operator's word). */
+  reference?: string | null;
 }
 
 export interface Posting {
   kind: string;
-  sellerId: number;
+  /** Null: the platform's own posting (a provider's fee). */
+  sellerId: number | null;
   transactionId?: number | null;
   cashoutId?: number | null;
   lines: PostingLine[];
@@ -49,4 +57,25 @@ export function sellerDelta(posting: Posting): BalanceDelta {
     if (line.account === 'available' || line.account === 'blocked') delta[line.account] += line.amount;
   }
   return delta;
+}
+
+/** Where a sale's or cashout's money moves: the account's funds, and the provider's reference of this movement. */
+export interface MoneyAt {
+  /** The provider account, null when none is known (rows of before accounts). */
+  account: string | null;
+  reference: string | null;
+}
+
+export const fundsOf = (account: string | null): Account => (account ? `customer_funds:${account}` : 'customer_funds');
+
+/**
+ * The posting with its customer_funds lines moved to the account's funds, each naming `reference`.
+ * The posting table of CONTRACT §5 is written against one customer_funds; §15 splits it per account.
+ */
+export function atAccount(posting: Posting, at: MoneyAt | undefined): Posting {
+  if (!at) return posting;
+  return {
+    ...posting,
+    lines: posting.lines.map((l) => (l.account === 'customer_funds' ? { ...l, account: fundsOf(at.account), reference: at.reference } : l)),
+  };
 }

@@ -59,12 +59,21 @@ export type Fact =
   /** A card dispute: opened (the chargeback), reversed (won), lost. */
   | { kind: 'CHARGEBACK'; sale: SaleRef; step: DisputeStep }
   /** A PIX dispute (MED) that took the money back: lost. */
-  | { kind: 'MED'; sale: SaleRef; devolucaoId: string; amount: number }
+  | { kind: 'MED'; sale: SaleRef; devolucaoId: string; amount: number; /** The devolução's rtrId: what the PSP's record names. */ returnId?: string }
   /**
    * A Pix received, confirmed with the PSP: it pays the PENDENTE sale its txid names (or the boleto
    * whose Pix has the charge's location), or is returned whole when that sale cannot take it.
    */
-  | { kind: 'PIX_RECEIVED'; sale: SaleRef; endToEndId: string; txid: string | null; amount: number; paidAt: string }
+  | {
+      kind: 'PIX_RECEIVED';
+      sale: SaleRef;
+      endToEndId: string;
+      txid: string | null;
+      amount: number;
+      paidAt: string;
+      /** The account that received it (a boleto's Pix is received at the PIX PSP, not at the boleto's issuer). */
+      account?: string;
+    }
   /** What became of our return of a Pix that paid nothing. */
   | { kind: 'PIX_RETURN'; endToEndId: string; status: 'SENT' | 'DONE' | 'REFUSED'; detail: string | null }
   /** How a sent Pix (a cashout's payout) stands at the PSP, as its own API describes it. */

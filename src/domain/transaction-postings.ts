@@ -3,7 +3,7 @@
  * a move, the postings to write and the sale's new money state. Every row is one balanced posting.
  */
 import { type FeeSchedule, methodFee, splitSale } from './fees.ts';
-import type { Posting } from './ledger.ts';
+import { atAccount, type Posting } from './ledger.ts';
 import type { PaymentMethod, PostingKind } from './transaction-states.ts';
 
 export interface SaleMoney {
@@ -57,6 +57,7 @@ export function salePostings(kind: PostingKind, sale: SaleMoney, at: Date): Sale
       return refundAtOnce(sale, leftToRefund(sale));
     case 'CHARGEBACK_CONFIRMED': {
       // What is left goes back to the payer: from the reserve still held, the rest from available.
+      // The processor took it from the platform at the opening; the seller now makes that loss good.
       const held = sale.reserveHeld;
       const left = leftToRefund(sale);
       return {
@@ -64,7 +65,7 @@ export function salePostings(kind: PostingKind, sale: SaleMoney, at: Date): Sale
           posting(kind, [
             { account: 'blocked', amount: -held },
             { account: 'available', amount: -(left - held) },
-            { account: 'customer_funds', amount: left },
+            { account: 'dispute_losses', amount: left },
           ]),
         ],
         update: { reserveHeld: 0, reserveReleaseAt: null },
@@ -100,13 +101,24 @@ export function salePostings(kind: PostingKind, sale: SaleMoney, at: Date): Sale
             { account: 'available', amount: -fine },
             { account: 'fee_revenue', amount: fine },
           ]),
+          // The processor debits the disputed amount at once (CONTRACT §15): the platform's loss until decided.
+          posting('CHARGEBACK_DEBITED', [
+            { account: 'customer_funds', amount: leftToRefund(sale) },
+            { account: 'dispute_losses', amount: -leftToRefund(sale) },
+          ]),
         ],
         update: {},
       };
     }
-    case 'CHARGEBACK_REVERTED':
-      // No posting of its own (the fine stays); a reserve that fell due meanwhile is released now.
-      return reserveRelease(sale, at);
+    case 'CHARGEBACK_REVERTED': {
+      // The fine stays; the processor credits the amount back; a reserve that fell due meanwhile is released now.
+      const credited = posting('CHARGEBACK_CREDITED', [
+        { account: 'customer_funds', amount: -leftToRefund(sale) },
+        { account: 'dispute_losses', amount: leftToRefund(sale) },
+      ]);
+      const release = reserveRelease(sale, at);
+      return { postings: [credited, ...release.postings], update: release.update };
+    }
   }
 }
 
@@ -243,3 +255,35 @@ function paid(sale: SaleMoney): { netAmount: number } {
   if (sale.netAmount === null) throw new Error(`sale ${sale.id}: dispute before any payment split`);
   return { netAmount: sale.netAmount };
 }
+
+/**
+ * The provider's references of what a move moves (CONTRACT §15), from the fact that caused it: the
+ * payment (a Pix's endToEndId, a pspReference, a charge id), the devolução of a MED, the refund's
+ * reference at its provider. None for an operator's word: no provider booked it.
+ */
+export interface MoveRefs {
+  payment?: string | null;
+  devolucao?: string | null;
+  refund?: string | null;
+}
+
+function referenceOf(kind: string, refs: MoveRefs): string | null {
+  switch (kind) {
+    case 'FIRST_PAYMENT':
+      return refs.payment ?? null;
+    case 'CHARGEBACK_DEBITED':
+      return refs.payment ? `${refs.payment}:chargeback` : null;
+    case 'CHARGEBACK_CREDITED':
+      return refs.payment ? `${refs.payment}:chargeback-reversed` : null;
+    case 'MED_LOST':
+      return refs.devolucao ?? null;
+    case 'REFUND_SUCCEEDED':
+      return refs.refund ?? null;
+    default:
+      return null;
+  }
+}
+
+/** A sale's postings with its money on `account`'s funds, each line naming the provider's reference of its movement. */
+export const postingsAt = (postings: Posting[], account: string | null, refs: MoveRefs): Posting[] =>
+  postings.map((p) => atAccount(p, { account, reference: referenceOf(p.kind, refs) }));

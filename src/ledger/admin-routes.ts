@@ -10,7 +10,7 @@ const LedgerReport = Type.Object(
     sellersChecked: Type.Integer(),
     mismatches: Type.Array(
       Type.Object(
-        { check: Type.String({ description: 'posting_balanced, seller_balance, line_seller or refunded_customer_funds' }) },
+        { check: Type.String({ description: 'posting_balanced, seller_balance, line_seller, refunded_customer_funds or funds_line' }) },
         { additionalProperties: true, title: 'LedgerMismatch', description: 'the broken invariant and the ids and sums that show it' },
       ),
       { description: 'at most 100 per check' },

@@ -18,6 +18,7 @@ interface PostingBatch {
   ordinals: number[];
   accounts: string[];
   amounts: number[];
+  references: (string | null)[];
   delta: { available: number; blocked: number };
 }
 
@@ -37,6 +38,7 @@ function postingBatch(postings: Posting[]): PostingBatch {
     ordinals: [],
     accounts: [],
     amounts: [],
+    references: [],
     delta: { available: 0, blocked: 0 },
   };
   clean.forEach((posting, i) => {
@@ -55,6 +57,7 @@ function postingBatch(postings: Posting[]): PostingBatch {
       batch.ordinals.push(i + 1);
       batch.accounts.push(line.account);
       batch.amounts.push(line.amount);
+      batch.references.push(line.reference ?? null);
     }
   });
   return batch;
@@ -77,12 +80,13 @@ export function postingsCte(postings: Posting[], gate?: string): Sql {
     INSERT INTO postings (id, kind, seller_id, transaction_id, cashout_id)
     SELECT id, kind, ${b.sellerId}::bigint, ${b.transactionId}::bigint, ${b.cashoutId}::bigint FROM posting_ids ORDER BY n
   ), lines_written AS (
-    INSERT INTO journal_lines (posting_id, account, seller_id, amount, created_at)
-    SELECT i.id, x.account, CASE WHEN x.account IN ('available', 'blocked') THEN ${b.sellerId}::bigint END, x.amount, now()
-    FROM unnest(${b.ordinals}::int[], ${b.accounts}::text[], ${b.amounts}::bigint[]) AS x (n, account, amount) JOIN posting_ids i ON i.n = x.n
+    INSERT INTO journal_lines (posting_id, account, seller_id, amount, reference, created_at)
+    SELECT i.id, x.account, CASE WHEN x.account IN ('available', 'blocked') THEN ${b.sellerId}::bigint END, x.amount, x.reference, now()
+    FROM unnest(${b.ordinals}::int[], ${b.accounts}::text[], ${b.amounts}::bigint[], ${b.references}::text[]) AS x (n, account, amount, reference)
+    JOIN posting_ids i ON i.n = x.n
   ), balance AS (
     INSERT INTO balances (seller_id, available, blocked)
-    SELECT ${b.sellerId}::bigint, ${b.delta.available}::bigint, ${b.delta.blocked}::bigint FROM posting_ids LIMIT 1
+    SELECT ${b.sellerId}::bigint, ${b.delta.available}::bigint, ${b.delta.blocked}::bigint FROM posting_ids WHERE ${b.sellerId}::bigint IS NOT NULL LIMIT 1
     ON CONFLICT (seller_id) DO UPDATE
       SET available = balances.available + EXCLUDED.available, blocked = balances.blocked + EXCLUDED.blocked, updated_at = now()
     RETURNING available, blocked
@@ -127,9 +131,9 @@ export async function postIfCovered(q: Queryable, posting: Posting): Promise<Pos
       SELECT ${b.kinds[0]}::text, ${b.sellerId}::bigint, ${b.transactionId}::bigint, ${b.cashoutId}::bigint FROM b
       RETURNING id, seller_id, created_at
     ), l AS (
-      INSERT INTO journal_lines (posting_id, account, seller_id, amount, created_at)
-      SELECT p.id, x.account, CASE WHEN x.account IN ('available', 'blocked') THEN p.seller_id END, x.amount, p.created_at
-      FROM p, unnest(${b.accounts}::text[], ${b.amounts}::bigint[]) AS x (account, amount)
+      INSERT INTO journal_lines (posting_id, account, seller_id, amount, reference, created_at)
+      SELECT p.id, x.account, CASE WHEN x.account IN ('available', 'blocked') THEN p.seller_id END, x.amount, x.reference, p.created_at
+      FROM p, unnest(${b.accounts}::text[], ${b.amounts}::bigint[], ${b.references}::text[]) AS x (account, amount, reference)
     )
     SELECT p.id AS "postingId", b.available, b.blocked FROM p, b`,
     ),

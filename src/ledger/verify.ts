@@ -82,19 +82,32 @@ const linesMatchPostingSeller: LedgerCheck = (q) =>
   LIMIT ${limit}`,
   );
 
-// CONTRACT §5: money returned to the payer equals money received, for every ESTORNADO sale.
+// CONTRACT §5, §15: money returned to the payer equals money received, for every ESTORNADO sale, at each account.
 const refundedSalesNetZero: LedgerCheck = (q) =>
   tagged(
     'refunded_customer_funds',
     q,
     sql`
-  SELECT t.id AS "transactionId", coalesce(sum(l.amount), 0)::bigint AS "customerFunds"
+  SELECT t.id AS "transactionId", l.account, sum(l.amount)::bigint AS "customerFunds"
   FROM transactions t
-  LEFT JOIN postings p ON p.transaction_id = t.id
-  LEFT JOIN journal_lines l ON l.posting_id = p.id AND l.account = 'customer_funds'
+  JOIN postings p ON p.transaction_id = t.id
+  JOIN journal_lines l ON l.posting_id = p.id AND (l.account = 'customer_funds' OR l.account LIKE 'customer_funds:%')
   WHERE t.status = 'ESTORNADO'
-  GROUP BY t.id HAVING coalesce(sum(l.amount), 0) <> 0
+  GROUP BY t.id, l.account HAVING sum(l.amount) <> 0
   LIMIT ${limit}`,
   );
 
-const core_checks: LedgerCheck[] = [unbalancedPostings, sellerBalances, linesMatchPostingSeller, refundedSalesNetZero];
+// CONTRACT §15: a line that moves an account's money belongs to that account's funds and no seller;
+// a provider's fee is the platform's cost, never a seller's.
+const fundsLines: LedgerCheck = (q) =>
+  tagged(
+    'funds_line',
+    q,
+    sql`
+  SELECT l.id AS "lineId", l.account, p.kind
+  FROM journal_lines l JOIN postings p ON p.id = l.posting_id
+  WHERE l.account LIKE 'provider\_fees:%' AND EXISTS (SELECT 1 FROM journal_lines s WHERE s.posting_id = p.id AND s.seller_id IS NOT NULL)
+  LIMIT ${limit}`,
+  );
+
+const core_checks: LedgerCheck[] = [unbalancedPostings, sellerBalances, linesMatchPostingSeller, refundedSalesNetZero, fundsLines];

@@ -31,6 +31,10 @@ export interface PostingsPage {
 }
 
 const moved = (account: string) => sql`coalesce(sum(l.amount) FILTER (WHERE l.account = ${account}), 0)::bigint`;
+// A provider account's funds (CONTRACT §15): a sale's are the payer's money, a cashout's went to the seller's key.
+const funds = sql`(l.account = 'customer_funds' OR l.account LIKE 'customer_funds:%')`;
+const to_payers = sql`coalesce(sum(l.amount) FILTER (WHERE ${funds} AND p.cashout_id IS NULL), 0)::bigint`;
+const to_keys = sql`coalesce(sum(l.amount) FILTER (WHERE l.account = 'payouts' OR (${funds} AND p.cashout_id IS NOT NULL)), 0)::bigint`;
 
 /** The seller's postings below `before` (a posting id), newest first; found through the seller's own journal lines. */
 export async function postingsPage(q: Queryable, sellerId: number, before: number | null, limit: number): Promise<PostingsPage> {
@@ -43,7 +47,7 @@ export async function postingsPage(q: Queryable, sellerId: number, before: numbe
         ), moves AS (
           SELECT p.id, p.kind, p.transaction_id, p.cashout_id, p.created_at,
             ${moved('available')} AS available, ${moved('blocked')} AS blocked, ${moved('fee_revenue')} AS fee_revenue,
-            ${moved('customer_funds')} AS customer_funds, ${moved('payouts')} AS payouts
+            ${to_payers} AS customer_funds, ${to_keys} AS payouts
           FROM mine JOIN postings p ON p.id = mine.posting_id JOIN journal_lines l ON l.posting_id = p.id
           GROUP BY p.id
         )

@@ -8,6 +8,7 @@ import type { Env } from '../config-values.ts';
 import type { Db } from '../db/db.ts';
 import { maybeOne, run, sql } from '../db/sql.ts';
 import type { Job } from '../workers/job.ts';
+import { splitHistory } from '../ledger/account-split.ts';
 import { accountOf, recordAccounts, type StrandedWork, sandboxAccount, strandedWork } from './accounts.ts';
 import { type CardRailConfig, loadCardRailConfig } from './adyen/config.ts';
 import { type AdyenConnector, adyenConnector } from './adyen/connector.ts';
@@ -159,6 +160,8 @@ export async function openRails(settings: RailSettings, deps: Deps): Promise<Rai
   const card = adyen ?? sandboxCardProcessor();
   const rails = { PIX: pixPsp, CREDIT_CARD: card, DEBIT_CARD: card, BOLETO: issuer, PAYOUT: efi };
   await recordAccounts(deps.db, { pix: pixPsp.account, card: card.account, boleto: issuer.account, payout: efi.account });
+  // Another process starting at once may split the same postings: one of the two writes them, the next start finishes.
+  await splitHistory(deps.db).catch(() => {});
   const stranded = await strandedWork(deps.db, [...new Set(Object.values(rails).map((p) => p.account.id))]);
 
   // Without a public address, the callbacks go where an API process of this installation listens (a worker has none of its own).

@@ -87,7 +87,10 @@ export interface PayoutInput {
 export type PayoutAttempt = { kind: 'facts'; facts: ProviderFact[] } | { kind: 'later'; retryAfterMs: number | null; why: string };
 
 /** A provider's answer to a refund (CONTRACT §5a): settled now, or accepted and settled later. */
-export type RefundOutcome = { status: 'SUCCEEDED' } | { status: 'FAILED'; reason: string } | { status: 'PENDING'; providerRef: string };
+export type RefundOutcome =
+  /** `providerRef`: the refund's reference at a provider that refunds at once (what its record names). */
+  | { status: 'SUCCEEDED'; providerRef?: string }
+  | { status: 'FAILED'; reason: string } | { status: 'PENDING'; providerRef: string };
 export interface RefundInput {
   refundId: number;
   amountCents: number;

@@ -35,6 +35,7 @@ export async function dispatchRefund(ctx: AppContext, refund: RefundRow): Promis
     await setProviderRef(ctx.db, Number(refund.id), outcome.providerRef);
     return (await findRefund(ctx.db, Number(refund.id))) ?? refund;
   }
+  if (outcome.status === 'SUCCEEDED' && outcome.providerRef) await setProviderRef(ctx.db, Number(refund.id), outcome.providerRef);
   return settleRefund(ctx.db, Number(refund.id), outcome, ctx.clock.now());
 }
 

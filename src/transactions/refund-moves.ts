@@ -97,6 +97,7 @@ export async function settleRefund(
       after: withMoneyUpdate({ ...base.after, updated_at: at }, money.update),
       postings: money.postings,
       refund: settle,
+      refs: { refund: refund.provider_ref },
     };
     return (await writeMove(q, input, plan)) !== null || CONFLICT;
   });

@@ -45,6 +45,8 @@ export interface TransactionRow {
   provider: ProviderName;
   /** The provider account that made it; what is sent to a provider later goes to it (CONTRACT §11). Null: made before accounts. */
   account: string | null;
+  /** The account a boleto's Pix was received at, when not the boleto's own (its money is there). */
+  paid_account: string | null;
   provider_data: Record<string, unknown> | null;
   created_at: Date;
   updated_at: Date;

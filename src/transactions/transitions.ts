@@ -3,7 +3,7 @@ import { CONFLICT, retryOnConflict } from '../db/optimistic.ts';
 import { maybeOne, one, run, sql } from '../db/sql.ts';
 import type { Posting } from '../domain/ledger.ts';
 import { type OutboxTarget, transactionTargets, type WebhookTarget } from '../domain/notification-payloads.ts';
-import { reserveRelease, salePostings } from '../domain/transaction-postings.ts';
+import { type MoveRefs, postingsAt, reserveRelease, salePostings } from '../domain/transaction-postings.ts';
 import { applyTransactionEvent, postingKind, type TransactionEvent, type TransactionStatus } from '../domain/transaction-states.ts';
 import { postingsCte } from '../ledger/postings.ts';
 import { outboxCte } from '../notifications/outbox.ts';
@@ -33,6 +33,8 @@ export interface MovePlan {
   outbox: OutboxTarget[];
   /** The refund row this move creates or settles (CONTRACT §5a), if any. */
   refund: RefundWrite | null;
+  /** The provider's references of its movements (CONTRACT §15); none for an operator's word. */
+  refs?: MoveRefs;
 }
 
 export interface MoveInput {
@@ -65,6 +67,7 @@ export async function moveTransaction(
   event: TransactionEvent,
   at: Date,
   check?: (row: TransactionRow) => boolean,
+  refs?: MoveRefs,
 ): Promise<MoveResult> {
   return retryOnConflict(`transaction ${id}: ${event}`, async () => {
     const input = await readForMove(q, id);
@@ -77,7 +80,7 @@ export async function moveTransaction(
     );
     if (outcome.kind === 'noop') return { kind: 'noop', row: before, items } as const;
     if (outcome.kind === 'refused') return { kind: 'refused', row: before, items, reason: outcome.reason } as const;
-    const plan = planMove(input, outcome.to, event, at);
+    const plan = { ...planMove(input, outcome.to, event, at), refs };
     return (await writeMove(q, input, plan)) !== null ? ({ kind: 'moved', row: plan.after, items, from: before.status } as const) : CONFLICT;
   });
 }
@@ -157,10 +160,16 @@ export async function writeMove(q: Queryable, input: MoveInput, plan: MovePlan):
       RETURNING e.id
     ), held_wake AS (
       SELECT pg_notify(${held_facts_channel}, ${a.id}::text) WHERE EXISTS (SELECT 1 FROM held)
-    ), ${refundCte(plan.refund, 'moved', a.seller_id, plan.at)}, ${postingsCte(plan.postings, 'moved')}, ${outboxCte(move, plan.outbox, 'moved')}
+    ), ${refundCte(plan.refund, 'moved', a.seller_id, plan.at)}, ${postingsCte(postingsAt(plan.postings, a.paid_account ?? a.account, refsOf(plan, a)), 'moved')}, ${outboxCte(move, plan.outbox, 'moved')}
     SELECT (SELECT count(*) FROM moved)::int AS moved, (SELECT id FROM refund_row) AS refund_id, (SELECT count(*) FROM woken)::int AS woken,
       (SELECT count(*) FROM held_wake)::int AS held`,
   );
   const written = one(r);
   return written.moved === 1 ? { refundId: written.refund_id === null ? null : Number(written.refund_id) } : null;
+}
+
+/** A provider's move names its payment as the sale records it unless its fact named another; an operator's names none. */
+function refsOf(plan: MovePlan, row: TransactionRow): MoveRefs {
+  if (!plan.refs) return {};
+  return { ...plan.refs, payment: plan.refs.payment ?? row.external_transaction_id };
 }

@@ -280,10 +280,13 @@ export class MoneyModel {
       return;
     }
     if (from === 'CHARGEBACK' && to === 'ESTORNADO') {
-      // What is left goes back: the reserve still held first, the rest from available.
+      // What is left goes back: the reserve still held first, the rest from available. The processor
+      // took it from the platform's funds at the opening (CONTRACT §15): the seller makes the loss good.
       t.blocked -= sale.reserveHeld;
       t.available -= left - sale.reserveHeld;
-      this.returnToCustomer(sale, t, left);
+      t.disputeLosses += left;
+      sale.reserveHeld = 0;
+      sale.releaseAt = null;
       return;
     }
     if (from === 'PAGO' && to === 'MED') {
@@ -313,13 +316,22 @@ export class MoneyModel {
     if (from === 'PAGO' && to === 'CHARGEBACK') {
       t.available -= sale.schedule.chargebackFineCents;
       t.feeRevenue += sale.schedule.chargebackFineCents;
+      this.chargebackDebit(sale, t, left);
       return;
     }
     if (from === 'CHARGEBACK' && to === 'PAGO') {
+      this.chargebackDebit(sale, t, -left);
       this.releaseIfDue(sale, now);
       return;
     }
     throw new Error(`model: no posting row for ${from} → ${to}`);
+  }
+
+  /** The processor debits the disputed amount from the platform's funds (credits it back when reversed). */
+  private chargebackDebit(sale: ModelSale, t: SellerTally, amount: number): void {
+    sale.customerFunds += amount;
+    t.customerFunds += amount;
+    t.disputeLosses -= amount;
   }
 
   private returnToCustomer(sale: ModelSale, t: SellerTally, amount: number): void {
@@ -428,7 +440,8 @@ export class MoneyModel {
     const t = this.tally(c.sellerId);
     if (row.to === 'COMPLETED') {
       t.blocked -= c.amount;
-      t.payouts += c.netAmount;
+      // The net leaves the platform's funds at the account that sent it (CONTRACT §15).
+      t.customerFunds += c.netAmount;
       t.feeRevenue += c.feeTotal;
     }
     if (row.to === 'REJECTED' || row.to === 'CANCELLED') {
@@ -439,7 +452,7 @@ export class MoneyModel {
   }
 
   /**
-   * A returned payout (CONTRACT §11.3 "returned"): payouts −amount, available +amount; only on a
+   * A returned payout (CONTRACT §11.3 "returned"): customer_funds −amount, available +amount; only on a
    * COMPLETED cashout and never beyond what was paid. Returns false when it cannot be.
    */
   returnCashout(id: number, amount: number): boolean {
@@ -448,7 +461,7 @@ export class MoneyModel {
     if (c.status !== 'COMPLETED' || amount <= 0 || c.returned + amount > c.netAmount) return false;
     c.returned += amount;
     const t = this.tally(c.sellerId);
-    t.payouts -= amount;
+    t.customerFunds -= amount;
     t.available += amount;
     return true;
   }

@@ -201,7 +201,7 @@ describe('cashouts', () => {
     assert.equal((await event(999_999, 'COMPLETED')).statusCode, 404);
     assert.equal((await event(d.id, 'PAID')).statusCode, 400);
     const payouts = await gw.ctx.db.query<{ s: number }>(
-      "SELECT coalesce(sum(amount), 0)::bigint AS s FROM journal_lines l JOIN postings p ON p.id = l.posting_id WHERE p.cashout_id = $1 AND l.account = 'payouts'",
+      "SELECT coalesce(sum(amount), 0)::bigint AS s FROM journal_lines l JOIN postings p ON p.id = l.posting_id WHERE p.cashout_id = $1 AND split_part(l.account, ':', 1) = 'customer_funds'",
       [a.id],
     );
     assert.equal(payouts.rows[0]!.s, 19_800);

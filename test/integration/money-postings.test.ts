@@ -313,18 +313,18 @@ const rows: Row[] = [
     move: ev('CHARGEBACK_OPENED'),
     before: [14203, 0, 14203],
     after: [12703, 0, 12703],
-    platform: { fee_revenue: 1500 },
+    platform: { fee_revenue: 1500, customer_funds: 15000, dispute_losses: -15000 },
     status: 'CHARGEBACK',
   },
   {
-    name: 'chargeback reverted: nothing moves, the fine is kept',
+    name: 'chargeback reverted: nothing moves for the seller, the fine is kept, the processor credits the platform back',
     method: 'CREDIT_CARD',
     amount: 15000,
     setup: [...paidCard, ev('CHARGEBACK_OPENED')],
     move: ev('CHARGEBACK_REVERTED'),
     before: [12703, 0, 12703],
     after: [12703, 0, 12703],
-    platform: {},
+    platform: { customer_funds: -15000, dispute_losses: 15000 },
     status: 'PAGO',
   },
   {
@@ -333,10 +333,10 @@ const rows: Row[] = [
     amount: 15000,
     setup: [...paidCard, ev('CHARGEBACK_OPENED')],
     move: ev('CHARGEBACK_CONFIRMED'),
-    // available 12703 − 15000 = −2297
+    // available 12703 − 15000 = −2297; the processor debited the platform at the opening, the seller now makes it good
     before: [12703, 0, 12703],
     after: [-2297, 0, -2297],
-    platform: { customer_funds: 15000 },
+    platform: { dispute_losses: 15000 },
     status: 'ESTORNADO',
   },
   {
@@ -349,7 +349,8 @@ const rows: Row[] = [
     move: ev('CHARGEBACK_OPENED'),
     before: [8688, 965, 9653],
     after: [7188, 965, 8153],
-    platform: { fee_revenue: 1500 },
+    // the processor debits the disputed amount at once: the platform's loss until decided (CONTRACT §15)
+    platform: { fee_revenue: 1500, customer_funds: 10001, dispute_losses: -10001 },
     status: 'CHARGEBACK',
   },
   {
@@ -362,7 +363,7 @@ const rows: Row[] = [
     // before: 12783 − 1500 = 11283; after: blocked 0, available 11283 − (15000 − 1420) = −2297
     before: [11283, 1420, 12703],
     after: [-2297, 0, -2297],
-    platform: { customer_funds: 15000 },
+    platform: { dispute_losses: 15000 },
     status: 'ESTORNADO',
   },
   {
@@ -374,7 +375,7 @@ const rows: Row[] = [
     move: ev('CHARGEBACK_REVERTED'),
     before: [11283, 1420, 12703],
     after: [12703, 0, 12703],
-    platform: {},
+    platform: { customer_funds: -15000, dispute_losses: 15000 },
     status: 'PAGO',
   },
   {
@@ -454,9 +455,9 @@ describe('money postings: CONTRACT §5 posting table through the API', () => {
   async function platformLinesSince(saleId: number, postingId: number): Promise<Required<PlatformDelta>> {
     const r = await gw.ctx.db.query<{ account: string; total: unknown }>(
       `
-      SELECT l.account, sum(l.amount)::bigint AS total FROM journal_lines l JOIN postings p ON p.id = l.posting_id
-      WHERE p.transaction_id = $1 AND p.id > $2 AND l.account IN ('customer_funds', 'fee_revenue', 'dispute_losses', 'payouts')
-      GROUP BY l.account`,
+      SELECT split_part(l.account, ':', 1) AS account, sum(l.amount)::bigint AS total FROM journal_lines l JOIN postings p ON p.id = l.posting_id
+      WHERE p.transaction_id = $1 AND p.id > $2 AND split_part(l.account, ':', 1) IN ('customer_funds', 'fee_revenue', 'dispute_losses', 'payouts')
+      GROUP BY 1`,
       [saleId, postingId],
     );
     const out = { customer_funds: 0, fee_revenue: 0, dispute_losses: 0 } as Record<string, number>;

@@ -40,16 +40,16 @@ export function apiPixConnector(
     removeCharge: (txid) => removeCharge(connector.client, txid),
     refund: (input) => refund(connector.client, s, input),
     giveBack: (payment) => giveBack(connector.client, s, payment),
-    sync: (endToEndId) => sync(connector.client, s, endToEndId),
+    sync: (endToEndId) => sync(connector.client, { ...s, account: account.id }, endToEndId),
   };
   return connector;
 }
 
-async function sync(client: ApiPixClient, s: ApiPixSettings, endToEndId: string) {
+async function sync(client: ApiPixClient, s: ApiPixSettings & { account: string }, endToEndId: string) {
   try {
     const pix = await client.getPix(endToEndId);
     // A Pix the PSP does not know is not a payment, whatever anyone said.
-    return pix.endToEndId === endToEndId ? await receivedPixFacts(client, pix, s.installationId) : [];
+    return pix.endToEndId === endToEndId ? await receivedPixFacts(client, pix, s.installationId, s.account) : [];
   } catch (error) {
     if (error instanceof ApiPixError && error.status === 404) return [];
     throw error;

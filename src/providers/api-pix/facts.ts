@@ -15,7 +15,7 @@ const return_status: Record<string, 'SENT' | 'DONE' | 'REFUSED'> = { EM_PROCESSA
  * `chargeLocation`: where the charge the Pix paid lives, read from the PSP when its txid is not one
  * this installation makes (a boleto's Pix, made by its issuer); null otherwise.
  */
-export function factsOfPix(pix: Pix, installationId: string, chargeLocation: string | null = null): ProviderFact[] {
+export function factsOfPix(pix: Pix, installationId: string, chargeLocation: string | null = null, account?: string): ProviderFact[] {
   const e2e = pix.endToEndId;
   const received: ProviderFact = {
     provider: 'api-pix',
@@ -29,6 +29,7 @@ export function factsOfPix(pix: Pix, installationId: string, chargeLocation: str
       txid: pix.txid ?? null,
       amount: centsFromValor(pix.valor),
       paidAt: new Date(pix.horario).toISOString(),
+      ...(account ? { account } : {}),
     },
   };
   const devolucoes = (pix.devolucoes ?? []).map((d) => devolucaoFact(e2e, d, installationId));
@@ -45,7 +46,7 @@ export function devolucaoFact(e2e: string, d: Devolucao, installationId: string)
     return {
       ...base,
       identity: `${e2e}/${d.id}`,
-      fact: { kind: 'MED', sale: { ids: [e2e], saleId: null, referenceSuffices: false }, devolucaoId: d.id, amount },
+      fact: { kind: 'MED', sale: { ids: [e2e], saleId: null, referenceSuffices: false }, devolucaoId: d.id, returnId: d.rtrId, amount },
     };
   }
   const identity = `${e2e}/${d.id}:${d.status}`;

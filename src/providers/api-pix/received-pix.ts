@@ -29,6 +29,6 @@ async function foreignChargeLocation(client: ApiPixClient, txid: string | null, 
 }
 
 /** The facts of one received Pix. Throws when the PSP could not be asked (the caller asks again later). */
-export async function receivedPixFacts(client: ApiPixClient, pix: Pix, installationId: string): Promise<ProviderFact[]> {
-  return factsOfPix(pix, installationId, await foreignChargeLocation(client, pix.txid ?? null, installationId));
+export async function receivedPixFacts(client: ApiPixClient, pix: Pix, installationId: string, account: string): Promise<ProviderFact[]> {
+  return factsOfPix(pix, installationId, await foreignChargeLocation(client, pix.txid ?? null, installationId), account);
 }

@@ -97,7 +97,7 @@ export async function reconcileReceived(
   for await (const pix of connector.client.allPix({ inicio, fim })) {
     // Cut short, the window is not recorded as reconciled: the next round lists it again (each fact applies once).
     stopping?.throwIfAborted();
-    for (const fact of await receivedPixFacts(connector.client, pix, installationId)) {
+    for (const fact of await receivedPixFacts(connector.client, pix, installationId, connector.account.id)) {
       const applied = await applyProviderFact(ctx, fact);
       if (applied.state === 'needs_operator')
         log?.error({ identity: fact.identity, kind: fact.fact.kind, reason: applied.reason }, 'provider event needs the operator');

@@ -10,6 +10,7 @@ import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/db.ts';
 import { type FactPlan, planRefundFact, planSaleFact, type SaleSnapshot, unknownSale } from '../../domain/fact-plans.ts';
 import type { Fact, FactState, ProviderFact } from '../../domain/provider-facts.ts';
+import type { MoveRefs } from '../../domain/transaction-postings.ts';
 import { settleRefund } from '../../transactions/refund-moves.ts';
 import { moveTransaction } from '../../transactions/transitions.ts';
 import { sendFollowup } from './followups.ts';
@@ -108,7 +109,7 @@ async function applySaleFact(q: Queryable, event: StoredEvent, fact: Fact, at: D
   if (plan.state !== 'held') {
     if (plan.naming) await nameSale(q, sale.id, plan.naming);
     for (const move of plan.events) {
-      const moved = await moveTransaction(q, sale.id, move, at);
+      const moved = await moveTransaction(q, sale.id, move, at, undefined, refsOf(fact));
       // The plan was checked against the locked row: a refusal now is a bug, and rolls everything back.
       if (moved.kind === 'refused' || moved.kind === 'not_found') throw new Error(`sale ${sale.id}: ${move} planned, yet ${moved.kind}`);
     }
@@ -123,4 +124,22 @@ async function applyReturn(q: Queryable, event: StoredEvent, fact: Extract<Fact,
     return { state: 'needs_operator', reason: 'a return of a Pix the gateway never asked for', transactionId: null, refundId: null, followup: null };
   await setFollowup(q, received.id, fact.status, fact.detail, at);
   return { state: 'applied', reason: null, transactionId: received.transaction_id, refundId: null, followup: null };
+}
+
+/** The provider's references of the money a fact moves (CONTRACT §15): what its record names. */
+function refsOf(fact: Fact): MoveRefs {
+  switch (fact.kind) {
+    case 'PIX_RECEIVED':
+      return { payment: fact.endToEndId };
+    case 'AUTHORISATION':
+    case 'CAPTURE':
+    case 'CARD_ANSWER':
+      return { payment: fact.paymentId };
+    case 'BOLETO_STATUS':
+      return { payment: fact.chargeId };
+    case 'MED':
+      return { devolucao: fact.returnId ?? fact.devolucaoId };
+    default:
+      return {};
+  }
 }

@@ -102,6 +102,7 @@ export async function nameSale(q: Queryable, saleId: number, naming: Naming): Pr
     q,
     sql`UPDATE transactions SET external_transaction_id = coalesce(${naming.externalId ?? null}::text, external_transaction_id),
           pix_end_to_end_id = coalesce(${naming.paidBy ?? null}::text, pix_end_to_end_id),
+          paid_account = coalesce(${naming.paidAccount ?? null}::text, paid_account),
           provider_data = CASE WHEN ${naming.data === undefined}::boolean THEN provider_data
             ELSE coalesce(provider_data, '{}'::jsonb) || ${JSON.stringify(naming.data ?? {})}::jsonb END
         WHERE id = ${saleId}`,
