@@ -29,6 +29,8 @@ import { registerProviderEventsGauge } from './providers/events/metrics.ts';
 import { resolveProviderEventRoute } from './providers/events/resolve-route.ts';
 import { inboundRoutes } from './providers/inbound-routes.ts';
 import { sandboxBoletoRoutes, sandboxPixRoutes, sandboxSaleRoutes } from './providers/sandbox/routes.ts';
+import { registerReconciliationGauges } from './reconciliation/metrics.ts';
+import { reconciliationRoutes } from './reconciliation/routes.ts';
 import { refundRoutes } from './refunds/routes.ts';
 import { saleRoutes } from './sales/routes.ts';
 import { sellerAdminRoutes } from './sellers/admin-routes.ts';
@@ -142,6 +144,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
   installHandlers(app);
   const metrics = registerMetrics(app);
   registerProviderEventsGauge(metrics, ctx);
+  registerReconciliationGauges(metrics, ctx);
   await app.register(swagger, swaggerOptions);
   await app.register(swaggerUi, { routePrefix: '/docs' });
   await registerRoutes(app, ctx, metrics, createRateLimits(ctx.config, options.rateLimitClock));
@@ -216,5 +219,6 @@ async function registerRoutes(app: App, ctx: AppContext, metrics: Registry, limi
     await cashoutAdminRoutes(operator, ctx);
     await listProviderEventsRoute(operator, ctx);
     await resolveProviderEventRoute(operator, ctx);
+    await reconciliationRoutes(operator, ctx);
   });
 }

@@ -3,6 +3,7 @@ import { ConfigError, type Role } from './config.ts';
 import { idempotencyExpiryJob } from './http/idempotency.ts';
 import { logStream } from './http/log-stream.ts';
 import { createDeliveryJob } from './notifications/delivery.ts';
+import { createReconciliationJob } from './reconciliation/job.ts';
 import { createRefundDispatchJob } from './refunds/dispatch-refund.ts';
 import { closeContext, createContext, loadSettings, type Runtime } from './runtime.ts';
 import { expiryJob, reserveReleaseJob } from './transactions/jobs.ts';
@@ -56,7 +57,15 @@ async function main(): Promise<void> {
 
 /** The jobs this gateway runs; each rail's come with its connectors. */
 function allJobs(ctx: Runtime): Job[] {
-  return [createDeliveryJob(), expiryJob, reserveReleaseJob, idempotencyExpiryJob, createRefundDispatchJob(), ...ctx.rails.jobs];
+  return [
+    createDeliveryJob(),
+    expiryJob,
+    reserveReleaseJob,
+    idempotencyExpiryJob,
+    createRefundDispatchJob(),
+    createReconciliationJob(),
+    ...ctx.rails.jobs,
+  ];
 }
 
 main().catch((error) => {

@@ -59,7 +59,7 @@ export type Fact =
   /** A card dispute: opened (the chargeback), reversed (won), lost. */
   | { kind: 'CHARGEBACK'; sale: SaleRef; step: DisputeStep }
   /** A PIX dispute (MED) that took the money back: lost. */
-  | { kind: 'MED'; sale: SaleRef; devolucaoId: string; amount: number; /** The devolução's rtrId: what the PSP's record names. */ returnId?: string }
+  | { kind: 'MED'; sale: SaleRef; devolucaoId: string; amount: number /** The devolução's rtrId: what the PSP's record names. */; returnId?: string }
   /**
    * A Pix received, confirmed with the PSP: it pays the PENDENTE sale its txid names (or the boleto
    * whose Pix has the charge's location), or is returned whole when that sale cannot take it.

@@ -93,33 +93,42 @@ export function salePostings(kind: PostingKind, sale: SaleMoney, at: Date): Sale
     }
     case 'MED_LOST':
       return medLost(sale, posting(kind, []));
-    case 'CHARGEBACK_OPENED': {
-      const fine = sale.feeSchedule.chargebackFineCents;
-      return {
-        postings: [
-          posting(kind, [
-            { account: 'available', amount: -fine },
-            { account: 'fee_revenue', amount: fine },
-          ]),
-          // The processor debits the disputed amount at once (CONTRACT §15): the platform's loss until decided.
-          posting('CHARGEBACK_DEBITED', [
-            { account: 'customer_funds', amount: leftToRefund(sale) },
-            { account: 'dispute_losses', amount: -leftToRefund(sale) },
-          ]),
-        ],
-        update: {},
-      };
-    }
-    case 'CHARGEBACK_REVERTED': {
-      // The fine stays; the processor credits the amount back; a reserve that fell due meanwhile is released now.
-      const credited = posting('CHARGEBACK_CREDITED', [
-        { account: 'customer_funds', amount: -leftToRefund(sale) },
-        { account: 'dispute_losses', amount: leftToRefund(sale) },
-      ]);
-      const release = reserveRelease(sale, at);
-      return { postings: [credited, ...release.postings], update: release.update };
-    }
+    case 'CHARGEBACK_OPENED':
+    case 'CHARGEBACK_REVERTED':
+      return chargebackMove(kind, sale, at);
   }
+}
+
+/**
+ * A chargeback opened: the pre-chargeback fine, and the processor's debit of the disputed amount from
+ * the platform's funds (CONTRACT §15), the platform's loss until decided. Reverted: the fine stays,
+ * the processor credits the amount back, and a reserve that fell due meanwhile is released now.
+ */
+function chargebackMove(kind: 'CHARGEBACK_OPENED' | 'CHARGEBACK_REVERTED', sale: SaleMoney, at: Date): SalePostings {
+  const posting = (name: string, lines: Posting['lines']): Posting => ({ kind: name, sellerId: sale.sellerId, transactionId: sale.id, lines });
+  const disputed = leftToRefund(sale);
+  if (kind === 'CHARGEBACK_OPENED') {
+    const fine = sale.feeSchedule.chargebackFineCents;
+    return {
+      postings: [
+        posting(kind, [
+          { account: 'available', amount: -fine },
+          { account: 'fee_revenue', amount: fine },
+        ]),
+        posting('CHARGEBACK_DEBITED', [
+          { account: 'customer_funds', amount: disputed },
+          { account: 'dispute_losses', amount: -disputed },
+        ]),
+      ],
+      update: {},
+    };
+  }
+  const credited = posting('CHARGEBACK_CREDITED', [
+    { account: 'customer_funds', amount: -disputed },
+    { account: 'dispute_losses', amount: disputed },
+  ]);
+  const release = reserveRelease(sale, at);
+  return { postings: [credited, ...release.postings], update: release.update };
 }
 
 /**

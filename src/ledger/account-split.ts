@@ -20,10 +20,7 @@ export async function splitHistory(q: Queryable): Promise<number> {
     total += n;
     if (n < batch_size) break;
   }
-  await run(
-    q,
-    sql`UPDATE installation SET funds_split_before = 0 WHERE funds_split_before > 0 AND NOT EXISTS (${unsplit(sql`LIMIT 1`)})`,
-  );
+  await run(q, sql`UPDATE installation SET funds_split_before = 0 WHERE funds_split_before > 0 AND NOT EXISTS (${unsplit(sql`LIMIT 1`)})`);
   return total;
 }
 

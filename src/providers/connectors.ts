@@ -3,17 +3,21 @@
  * connector's own loader), each rail's account opened with its connector, and what the rest of the
  * gateway gets of them: the registry of ports, their inbound endpoints and their jobs.
  */
+
 import type { Config, LoadedConfig } from '../config.ts';
 import type { Env } from '../config-values.ts';
 import type { Db } from '../db/db.ts';
 import { maybeOne, run, sql } from '../db/sql.ts';
-import type { Job } from '../workers/job.ts';
 import { splitHistory } from '../ledger/account-split.ts';
+import type { Job } from '../workers/job.ts';
 import { accountOf, recordAccounts, type StrandedWork, sandboxAccount, strandedWork } from './accounts.ts';
 import { type CardRailConfig, loadCardRailConfig } from './adyen/config.ts';
 import { type AdyenConnector, adyenConnector } from './adyen/connector.ts';
 import { createAdyenFollowupJob } from './adyen/followup-job.ts';
 import { adyenNotifications } from './adyen/notifications.ts';
+import { adyenRecord } from './adyen/record.ts';
+import { createAdyenReportJob } from './adyen/report-job.ts';
+import { adyenReportInbox } from './adyen/report-queue.ts';
 import { pixCallback } from './api-pix/callback.ts';
 import { createPixTransport } from './api-pix/client/api-pix-client.ts';
 import { type ApiPixConfig, loadApiPixConfig } from './api-pix/config.ts';
@@ -27,6 +31,7 @@ import { type BoletoRailConfig, loadBoletoRailConfig, loadPayoutRailConfig, type
 import { type EfiPayoutConnector, efiPayoutConnector } from './efi/connector.ts';
 import { createPayoutJob } from './efi/payout-job.ts';
 import { createEfiPixSendClient } from './efi/pix-send-client.ts';
+import { boletoRecord, efiBalance, sentPixRecord } from './efi/records.ts';
 import { sentPixCallback } from './efi/sent-callback.ts';
 import { createFollowupJob, heldFactsJob } from './events/jobs.ts';
 import type { InboundEndpoint, Providers } from './ports.ts';
@@ -76,9 +81,9 @@ interface Deps {
   installationId: string;
 }
 
-/** The embedded PSP, when PIX, payouts or boletos are the sandbox's. */
+/** The embedded PSP, when any rail is the sandbox's (it keeps the sandbox card processor's settlement reports too). */
 async function openSandboxPsp(settings: RailSettings, { config, db, clock }: Deps): Promise<SandboxPsp | null> {
-  const rails = [settings.pixRail, settings.payoutRail, settings.boletoRail];
+  const rails = [settings.pixRail, settings.payoutRail, settings.boletoRail, settings.cardRail];
   if (rails.every((r) => r.provider !== 'sandbox')) return null;
   return openEmbeddedPsp({
     db,
@@ -89,6 +94,15 @@ async function openSandboxPsp(settings: RailSettings, { config, db, clock }: Dep
     port: settings.pixRail.sandboxPspPort,
     boletoBankCode: config.boletoBankCode,
   });
+}
+
+/** Adyen, when it is the card rail; its record is its settlement reports, downloaded as Adyen announces them (CONTRACT §15). */
+function openAdyen(settings: RailSettings, { db, installationId }: Deps): AdyenConnector | null {
+  const connection = settings.cardRail.adyen;
+  if (!connection) return null;
+  const adyen = adyenConnector(connection, installationId, accountOf('adyen', connection.checkoutUrl, connection.merchantAccount));
+  adyen.record = adyenRecord(db, adyen.account.id);
+  return adyen;
 }
 
 /** The boleto issuer: Efí's Cobranças API, or the embedded PSP's through the same connector. */
@@ -107,10 +121,10 @@ function openBoletos(boleto: BoletoRailConfig, psp: SandboxPsp | null, { install
     grantBody: 'json',
   });
   const account = boleto.efi ? accountOf('efi', boleto.efi.baseUrl, boleto.efi.clientId) : sandboxAccount('efi');
-  return {
-    efiBoleto: efiBoletoConnector(createEfiChargesClient(baseUrl, transport), { installationId, clock, notificationUrl }, account),
-    boletoTransport: transport,
-  };
+  const charges = createEfiChargesClient(baseUrl, transport);
+  const efiBoleto = efiBoletoConnector(charges, { installationId, clock, notificationUrl }, account);
+  efiBoleto.record = boletoRecord(charges);
+  return { efiBoleto, boletoTransport: transport };
 }
 
 /** The API Pix connector, to a real PSP or to the embedded one. */
@@ -131,7 +145,10 @@ function openPayouts(payout: PayoutRailConfig, psp: SandboxPsp | null, apiPix: A
       : createPixTransport({ baseUrl: psp!.efiUrl, tokenUrl: psp!.tokenUrl, clientId: psp!.clientId, clientSecret: psp!.clientSecret });
   const account = payout.efi ? accountOf('efi', payout.efi.baseUrl, payout.efi.clientId) : sandboxAccount('efi');
   const client = createEfiPixSendClient(payout.efi?.baseUrl ?? psp!.efiUrl, sendTransport);
-  return { efi: efiPayoutConnector(client, { payerKey: payout.payerKey ?? receiverKey, installationId }, account), sendTransport };
+  const efi = efiPayoutConnector(client, { payerKey: payout.payerKey ?? receiverKey, installationId }, account);
+  efi.record = sentPixRecord(client);
+  efi.balance = () => efiBalance(client);
+  return { efi, sendTransport };
 }
 
 /** Where an API process of this installation last said it listens. */
@@ -144,20 +161,14 @@ export async function openRails(settings: RailSettings, deps: Deps): Promise<Rai
   const { pixRail: pix, payoutRail: payout, boletoRail } = settings;
   const psp = await openSandboxPsp(settings, deps);
   const apiPix = openApiPix(pix, psp, deps);
-  const adyen = settings.cardRail.adyen
-    ? adyenConnector(
-        settings.cardRail.adyen,
-        installationId,
-        accountOf('adyen', settings.cardRail.adyen.checkoutUrl, settings.cardRail.adyen.merchantAccount),
-      )
-    : null;
+  const adyen = openAdyen(settings, deps);
   const { efi, sendTransport } = openPayouts(payout, psp, pix.provider === 'sandbox' ? apiPix : null, installationId, config.pixReceiverKey);
   let listening: string | null = null;
   const { efiBoleto, boletoTransport } = openBoletos(boletoRail, psp, deps, () => listening);
   // The sandbox mode stands for the payer's bank where a real PSP would need the operator (CONTRACT §5a, §11.4).
   const pixPsp = pix.provider === 'sandbox' ? sandboxPixPsp(apiPix) : apiPix;
   const issuer = boletoRail.provider === 'sandbox' ? sandboxBoletoIssuer(efiBoleto) : efiBoleto;
-  const card = adyen ?? sandboxCardProcessor();
+  const card = adyen ?? sandboxCardProcessor(psp);
   const rails = { PIX: pixPsp, CREDIT_CARD: card, DEBIT_CARD: card, BOLETO: issuer, PAYOUT: efi };
   await recordAccounts(deps.db, { pix: pixPsp.account, card: card.account, boleto: issuer.account, payout: efi.account });
   // Another process starting at once may split the same postings: one of the two writes them, the next start finishes.
@@ -173,7 +184,7 @@ export async function openRails(settings: RailSettings, deps: Deps): Promise<Rai
     // One URL for the key's Pix received and, at Efí, the payouts' sent Pix: each port confirms its own.
     pixCallback(pixPsp, pix.webhookSecret, sentPixCallback(efi)),
     chargeNotifications(efiBoleto, boletoRail.webhookSecret, installationId),
-    ...(adyen ? [adyenNotifications(adyen.connection)] : []),
+    ...(adyen ? [adyenNotifications(adyen.connection, adyenReportInbox(deps.db, adyen.account))] : []),
   ];
   const providers = createRegistry({
     rails,
@@ -203,7 +214,7 @@ export async function openRails(settings: RailSettings, deps: Deps): Promise<Rai
     createPixReconcileJob(apiPix, { reconcileSeconds: pix.reconcileSeconds, receiverKey: config.pixReceiverKey, installationId, webhookUrl }),
     createPayoutJob(efi, { reconcileSeconds: pix.reconcileSeconds, payerKey: efi.payerKey, webhookUrl }),
     createBoletoJob(efiBoleto, { reconcileSeconds: pix.reconcileSeconds }),
-    ...(adyen ? [createAdyenFollowupJob(adyen)] : []),
+    ...(adyen ? [createAdyenFollowupJob(adyen), createAdyenReportJob(adyen)] : []),
     ...(config.sandboxAutopilot ? [cardAutopilotJob, payoutAutopilotJob] : []),
   ];
   const sandbox = sandboxLevers(psp, { pix: pix.provider === 'sandbox' ? pixPsp : null, boleto: boletoRail.provider === 'sandbox' ? issuer : null });

@@ -12,6 +12,7 @@ import type { ProviderReference } from '../domain/provider-reference.ts';
 import type { Refusal, Refused, Result } from '../domain/result.ts';
 import type { ShippingInput } from '../domain/sale-request.ts';
 import type { PaymentMethod } from '../domain/transaction-states.ts';
+import type { ProviderMovement, RecordReader } from './record.ts';
 
 export type { ProviderName } from '../domain/provider-facts.ts';
 
@@ -89,8 +90,7 @@ export type PayoutAttempt = { kind: 'facts'; facts: ProviderFact[] } | { kind: '
 /** A provider's answer to a refund (CONTRACT §5a): settled now, or accepted and settled later. */
 export type RefundOutcome =
   /** `providerRef`: the refund's reference at a provider that refunds at once (what its record names). */
-  | { status: 'SUCCEEDED'; providerRef?: string }
-  | { status: 'FAILED'; reason: string } | { status: 'PENDING'; providerRef: string };
+  { status: 'SUCCEEDED'; providerRef?: string } | { status: 'FAILED'; reason: string } | { status: 'PENDING'; providerRef: string };
 export interface RefundInput {
   refundId: number;
   amountCents: number;
@@ -142,6 +142,10 @@ export interface PixPsp {
   giveBack(payment: GiveBack): Promise<CancelOutcome>;
   /** The Pix `endToEndId` as the PSP records it, and its devoluções; [] when the PSP has none. Throws when it cannot be asked. */
   sync(endToEndId: string): Promise<ProviderFact[]>;
+  /** Its record of money (CONTRACT §15): the Pix received in a window, with their devoluções. */
+  record: RecordReader;
+  /** The devoluções of these Pix, read one by one (the record lists a devolução under the day of its Pix). */
+  devolucoesOf(endToEndIds: string[]): Promise<ProviderMovement[]>;
 }
 
 export interface CardProcessor {
@@ -161,6 +165,10 @@ export interface CardProcessor {
    * (Adyen's Checkout API has no read of a payment: its notifications are its record).
    */
   sync(sale: { saleId: number; paymentId: string }): Promise<ProviderFact[] | null>;
+  /** Its record of money (CONTRACT §15): the payments settled, refunded and charged back, and its fees. */
+  record?: RecordReader;
+  /** How much later than the gateway it books a movement (a processor settles in batches, days after). */
+  readonly settlesWithinMs?: number;
 }
 
 export interface BoletoIssuer {
@@ -174,6 +182,8 @@ export interface BoletoIssuer {
   refund(input: RefundInput): Promise<RefundOutcome>;
   /** How its charge stands at the issuer. Throws when it cannot be asked. */
   sync(chargeId: string): Promise<ProviderFact[]>;
+  /** Its record of money (CONTRACT §15): the boletos paid in a window. */
+  record?: RecordReader;
 }
 
 export interface PayoutSender {
@@ -185,6 +195,10 @@ export interface PayoutSender {
   sync(cashoutId: number): Promise<ProviderFact[] | null>;
   /** The cashout a payout reference of this installation names (a callback's idEnvio); null when it is not ours. */
   cashoutOf(reference: string): number | null;
+  /** Its record of money (CONTRACT §15): the Pix sent in a window, and their returns. */
+  record?: RecordReader;
+  /** The account's balance now, in cents, where the provider reports one (null otherwise). */
+  balance?(): Promise<number | null>;
 }
 
 export type Port = PixPsp | CardProcessor | BoletoIssuer | PayoutSender;

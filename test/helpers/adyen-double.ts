@@ -14,6 +14,9 @@
  *   wrong (unknown psp, capturing or refunding more than is left, cancelling what was captured) is a 422.
  * - failNext(op, 'hang' | 'drop' | status): the next calls of op are recorded but not processed.
  * - Card data is only in `requests` (the raw calls); nothing else keeps or logs it.
+ * - Reports: `publishReport(file, csv)` serves a report at GET /reports/download/MerchantAccount/{account}/{file}
+ *   (Adyen's download path), behind HTTP Basic with the report user's credentials (else 401), and
+ *   `reportNotification(file)` is the REPORT_AVAILABLE item that names it.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -68,6 +71,13 @@ export interface AdyenDouble {
   /** Every call received, in order, path relative to /v71. */
   requests: AdyenCall[];
   payments: Map<string, AdyenPayment>;
+  /** The report user's credentials the report downloads must carry (mutable: a test changes them). */
+  reportUsername: string;
+  reportPassword: string;
+  /** Serves `csv` as the report `file`; its download URL. */
+  publishReport(file: string, csv: string): string;
+  /** The REPORT_AVAILABLE item Adyen sends for a report: the file name as pspReference, the URL (by default the double's) as reason. */
+  reportNotification(file: string, url?: string): NotificationItemInput;
   /** Answer the next `count` (default 1) calls of `op` with a failure: never ('hang'), a destroyed socket ('drop'), or that HTTP status. */
   failNext(op: AdyenOperation, how: AdyenFault, count?: number): void;
   /** Signs one notification item, POSTs it wrapped to `target` with HTTP Basic, and returns what the target answered. */
@@ -87,6 +97,8 @@ export interface AdyenDoubleOptions {
   hmacKeyHex?: string;
   username?: string;
   password?: string;
+  reportUsername?: string;
+  reportPassword?: string;
 }
 
 /** Card numbers with a fixed outcome; any other valid number is authorised. */
@@ -133,12 +145,14 @@ interface Reply {
   body: object;
 }
 interface State {
-  o: Required<AdyenDoubleOptions>;
+  o: Required<Omit<AdyenDoubleOptions, 'reportUsername' | 'reportPassword'>>;
   requests: AdyenCall[];
   payments: Map<string, AdyenPayment>;
   faults: Map<AdyenOperation, { how: AdyenFault; left: number }[]>;
   replies: Map<string, { fingerprint: string; reply: Reply }>;
   issued: Set<string>;
+  reports: Map<string, string>;
+  reportCredentials: { username: string; password: string };
 }
 
 const ERROR_TYPES: Record<number, string> = { 401: 'security', 403: 'security', 500: 'internal' };
@@ -322,6 +336,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   const full = (req.url ?? '/').split('?')[0]!;
   const path = full.startsWith('/v71/') ? full.slice(4) : full;
   const { call, parsed, parsedOk } = record(state, req, path, raw);
+  if (req.method === 'GET' && full.startsWith('/reports/download/')) return serveReport(state, req, res, call, full);
   const route = full.startsWith('/v71/') ? routeOf(req.method ?? '', path) : null;
   const fault = route ? takeFault(state, route.op) : undefined;
   if (fault === 'hang') return;
@@ -342,6 +357,20 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   const reply = answer(state, route, parsed);
   if (key !== undefined && reply.status < 500) state.replies.set(key, { fingerprint, reply });
   send(res, call, reply, key);
+}
+
+/** GET /reports/download/MerchantAccount/{account}/{file}: the report's CSV to the report user (HTTP Basic), 401 otherwise. */
+function serveReport(state: State, req: IncomingMessage, res: ServerResponse, call: AdyenCall, full: string): void {
+  const expected = `Basic ${Buffer.from(`${state.reportCredentials.username}:${state.reportCredentials.password}`).toString('base64')}`;
+  const reply = (status: number, type: string, body: string, headers: Record<string, string> = {}) => {
+    call.answer = { status, body };
+    res.writeHead(status, { 'content-type': type, ...headers }).end(body);
+  };
+  const m = /^\/reports\/download\/MerchantAccount\/([^/]+)\/([^/]+)$/.exec(full);
+  const csv = m && decodeURIComponent(m[1]!) === state.o.merchantAccount ? state.reports.get(decodeURIComponent(m[2]!)) : undefined;
+  if (req.headers.authorization !== expected) reply(401, 'text/plain', 'Unauthorized', { 'www-authenticate': 'Basic realm="Adyen reports"' });
+  else if (csv === undefined) reply(404, 'text/plain', 'Not Found');
+  else reply(200, 'text/csv;charset=UTF-8', csv);
 }
 
 /** Builds one signed notification body (`live: "false"`, one item), with only the fields the item schemas define. */
@@ -403,6 +432,11 @@ export async function startAdyenDouble(options: AdyenDoubleOptions = {}): Promis
     faults: new Map(),
     replies: new Map(),
     issued: new Set(),
+    reports: new Map(),
+    reportCredentials: {
+      username: options.reportUsername ?? 'report@Company.PagarGateway',
+      password: options.reportPassword ?? randomBytes(12).toString('base64url'),
+    },
   };
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
@@ -414,11 +448,37 @@ export async function startAdyenDouble(options: AdyenDoubleOptions = {}): Promis
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  const reportUrl = (file: string) =>
+    `http://127.0.0.1:${port}/reports/download/MerchantAccount/${encodeURIComponent(state.o.merchantAccount)}/${encodeURIComponent(file)}`;
   return {
     url: `http://127.0.0.1:${port}/v71`,
     ...state.o,
     requests: state.requests,
     payments: state.payments,
+    get reportUsername() {
+      return state.reportCredentials.username;
+    },
+    set reportUsername(username: string) {
+      state.reportCredentials.username = username;
+    },
+    get reportPassword() {
+      return state.reportCredentials.password;
+    },
+    set reportPassword(password: string) {
+      state.reportCredentials.password = password;
+    },
+    publishReport(file, csv) {
+      state.reports.set(file, csv);
+      return reportUrl(file);
+    },
+    reportNotification: (file, url) => ({
+      eventCode: 'REPORT_AVAILABLE',
+      success: true,
+      pspReference: file,
+      merchantReference: '',
+      amount: { value: 0, currency: 'BRL' },
+      reason: url ?? reportUrl(file),
+    }),
     failNext(op, how, count = 1) {
       if (!Number.isInteger(count) || count < 1) throw new Error(`adyen double: failNext count must be a positive integer, got ${count}`);
       state.faults.set(op, [...(state.faults.get(op) ?? []), { how, left: count }]);

@@ -8,8 +8,18 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { problem, unauthorized } from './problems.ts';
 import type { PspClock } from './types.ts';
 
-// The API Pix's scopes, and Efí's for sending Pix (CONTRACT §11.3).
-export const SCOPES = ['cob.write', 'cob.read', 'pix.write', 'pix.read', 'webhook.write', 'webhook.read', 'pix.send', 'gn.pix.send.read'] as const;
+// The API Pix's scopes, and Efí's for sending Pix and reading the account (CONTRACT §11.3, §15).
+export const SCOPES = [
+  'cob.write',
+  'cob.read',
+  'pix.write',
+  'pix.read',
+  'webhook.write',
+  'webhook.read',
+  'pix.send',
+  'gn.pix.send.read',
+  'gn.balance.read',
+] as const;
 const TOKEN_TTL_S = 3600;
 
 export interface Credentials {

@@ -1,10 +1,11 @@
 /**
  * Efí's Cobranças API, the boleto subset (CONTRACT §11.4): POST /v1/authorize (Basic, JSON grant),
- * POST /v1/charge/one-step, GET /v1/charge/{id}, GET /v1/charges (by custom_id), PUT /v1/charge/{id}/cancel,
+ * POST /v1/charge/one-step, GET /v1/charge/{id}, GET /v1/charges (charge-list-routes.ts), PUT /v1/charge/{id}/cancel,
  * GET /v1/notification/{token}.
  * Answers wrapped as Efí wraps them (`{ code: 200, data }`), refusals as `{ code, error, error_description }`.
  */
 import type { FastifyInstance, FastifyReply, onRequestHookHandler } from 'fastify';
+import { registerListRoute, summary } from './charge-list-routes.ts';
 import { ChargeRefusal, type ChargeRow, type Charges } from './charges.ts';
 
 const wrap = (data: unknown) => ({ code: 200, data });
@@ -73,14 +74,6 @@ function created(row: ChargeRow, base: string) {
   };
 }
 
-/** What the detail and the list say alike; created_at in Efí's format, in UTC where Efí writes São Paulo time (the gateway reads it nowhere). */
-const summary = (row: ChargeRow) => ({
-  total: row.total_cents,
-  status: row.status,
-  custom_id: row.custom_id,
-  created_at: row.created_at.toISOString().replace('T', ' ').slice(0, 19),
-});
-
 function detail(row: ChargeRow, base: string) {
   return {
     charge_id: row.charge_id,
@@ -105,36 +98,6 @@ function detail(row: ChargeRow, base: string) {
 
 type RouteDeps = { charges: Charges; base: () => string; bearer: onRequestHookHandler };
 
-/** The customer as the list shows it: a person's name and CPF, or a company's name and CNPJ. */
-function listedCustomer(customer: unknown) {
-  const c = isObj(customer) ? customer : {};
-  const phone = typeof c.phone_number === 'string' ? c.phone_number : null;
-  const company = isObj(c.juridical_person) ? c.juridical_person : null;
-  return company
-    ? { phone_number: phone, cnpj: String(company.cnpj ?? ''), corporate_name: String(company.corporate_name ?? '') }
-    : { phone_number: phone, cpf: String(c.cpf ?? ''), name: String(c.name ?? '') };
-}
-
-function listed(row: ChargeRow & { customer: unknown }, base: string) {
-  return {
-    id: row.charge_id,
-    ...summary(row),
-    customer: listedCustomer(row.customer),
-    payment: {
-      payment_method: 'banking_billet',
-      paid_at: row.history.find((h) => h.status === 'paid')?.at ?? null,
-      ...(row.paid_cents === null ? {} : { paid_value: row.paid_cents }),
-      banking_billet: {
-        barcode: row.barcode,
-        ...(row.pix_code ? { pix: { qrcode: row.pix_code, qrcode_image: `${base}/v1/charge/${row.charge_id}/qrcode.svg` } } : {}),
-        link: `${base}/v1/charge/${row.charge_id}/link`,
-        pdf: { charge: `${base}/v1/charge/${row.charge_id}/pdf` },
-        expire_at: row.expire_at,
-      },
-    },
-  };
-}
-
 function history(row: ChargeRow) {
   return row.history.map((h) => ({
     id: h.id,
@@ -145,26 +108,6 @@ function history(row: ChargeRow) {
     created_at: h.at.replace('T', ' ').slice(0, 19),
     ...(h.value === undefined ? {} : { value: h.value }),
   }));
-}
-
-/** The list, filtered by custom_id: what the gateway asks to find a boleto an earlier attempt made. */
-function registerListRoute(app: FastifyInstance, o: RouteDeps): void {
-  const api = { onRequest: o.bearer };
-  app.get<{ Querystring: Record<string, string | undefined> }>('/v1/charges', api, async (request, reply) => {
-    const q = request.query;
-    const day = /^\d{4}-\d{2}-\d{2}$/;
-    if (!['billet', 'carnet', 'subscription', 'card'].includes(q.charge_type ?? ''))
-      return reply.status(400).send(invalid('charge_type', 'charge_type é obrigatório'));
-    for (const name of ['begin_date', 'end_date'] as const)
-      if (!day.test(q[name] ?? '') || Number.isNaN(Date.parse(q[name]!)))
-        return reply.status(400).send(invalid(name, `${name} é obrigatório (AAAA-MM-DD)`));
-    const rows = q.charge_type === 'billet' && q.custom_id ? await o.charges.withCustomId(q.custom_id, q.begin_date!, q.end_date!) : [];
-    return {
-      code: 200,
-      data: rows.map((row) => listed(row, o.base())),
-      params: { begin_date: q.begin_date, end_date: q.end_date, pagination: { limit: 100, offset: 0, page: 1 } },
-    };
-  });
 }
 
 export function registerChargeRoutes(app: FastifyInstance, o: RouteDeps): void {

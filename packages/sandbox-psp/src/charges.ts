@@ -25,7 +25,27 @@ export interface ChargeRow {
   expire_at: string;
   paid_cents: number | null;
   created_at: Date;
-  history: { id: number; status: string; previous: string | null; value?: number; at: string }[];
+  /** When it was first paid. */
+  paid_at: Date | null;
+  /** `via: 'pix'` marks a payment by the boleto's own Pix (already counted among the Pix received). */
+  history: { id: number; status: string; previous: string | null; value?: number; at: string; via?: 'pix' }[];
+}
+
+/** How a bank's payment reaches the PSP: by the boleto's Pix or not; told to the receiver or not (a fault a test arms). */
+export interface PayHow {
+  via?: 'pix';
+  silent?: boolean;
+}
+
+/** GET /v1/charges: boletos made (creation), paid (payment) or due (expired) between two São Paulo days, a page of them. */
+export interface ChargeFilter {
+  dateOf: 'creation' | 'payment' | 'expired';
+  from: string;
+  to: string;
+  customId: string | null;
+  status: string | null;
+  limit: number;
+  page: number;
 }
 
 /** A refusal in Efí's words: `{ code, error, error_description }`. */
@@ -58,7 +78,7 @@ export interface ChargesOptions {
 }
 
 const columns = sql`charge_id::float8 AS charge_id, custom_id, notification_url, total_cents::float8 AS total_cents, status, barcode, pix_txid,
-  pix_code, expire_at::text AS expire_at, paid_cents::float8 AS paid_cents, created_at, history`;
+  pix_code, expire_at::text AS expire_at, paid_cents::float8 AS paid_cents, created_at, paid_at, history`;
 // Statuses a bank can still pay as the boleto asks; the others are told as they are.
 const payable = new Set(['waiting', 'unpaid']);
 
@@ -114,14 +134,21 @@ export class Charges {
     return findCharge(this.o.db, chargeId);
   }
 
-  /** GET /v1/charges: the charges of a custom_id made between two São Paulo days (Brazil keeps UTC−3 all year). */
-  async withCustomId(customId: string, from: string, to: string): Promise<(ChargeRow & { customer: unknown })[]> {
-    const start = new Date(`${from}T00:00:00-03:00`);
-    const end = new Date(new Date(`${to}T00:00:00-03:00`).getTime() + 86_400_000);
+  /** GET /v1/charges, one page (page 1 first), oldest charge first. Brazil keeps UTC−3 all year: a day is 24 h from 03:00 UTC. */
+  async list(f: ChargeFilter): Promise<(ChargeRow & { customer: unknown })[]> {
+    const start = new Date(`${f.from}T00:00:00-03:00`);
+    const end = new Date(new Date(`${f.to}T00:00:00-03:00`).getTime() + 86_400_000);
+    const when =
+      f.dateOf === 'payment'
+        ? sql`paid_at >= ${start} AND paid_at < ${end}`
+        : f.dateOf === 'expired'
+          ? sql`expire_at >= ${f.from}::date AND expire_at <= ${f.to}::date`
+          : sql`created_at >= ${start} AND created_at < ${end}`;
     const r = await run<ChargeRow & { customer: unknown }>(
       this.o.db,
       sql`SELECT ${columns}, request #> '{payment,banking_billet,customer}' AS customer FROM sandbox_psp.charges
-          WHERE custom_id = ${customId} AND created_at >= ${start} AND created_at < ${end} ORDER BY charge_id`,
+          WHERE ${when} AND (${f.customId}::text IS NULL OR custom_id = ${f.customId}::text) AND (${f.status}::text IS NULL OR status = ${f.status}::text)
+          ORDER BY charge_id LIMIT ${f.limit} OFFSET ${(f.page - 1) * f.limit}`,
     );
     return r.rows;
   }
@@ -137,11 +164,15 @@ export class Charges {
   }
 
   /** A bank (or the boleto's Pix) paying it; `cents` defaults to the boleto's value. */
-  async pay(chargeId: number, cents?: number): Promise<ChargeRow> {
-    return this.change(chargeId, (row) => {
-      if (row.status === 'paid' || row.status === 'settled') throw new ChargeRefusal(400, 'charge_already_paid', 'A cobrança já foi paga.');
-      return { status: 'paid', paid: cents ?? row.total_cents };
-    });
+  async pay(chargeId: number, cents?: number, how: PayHow = {}): Promise<ChargeRow> {
+    return this.change(
+      chargeId,
+      (row) => {
+        if (row.status === 'paid' || row.status === 'settled') throw new ChargeRefusal(400, 'charge_already_paid', 'A cobrança já foi paga.');
+        return { status: 'paid', paid: cents ?? row.total_cents, via: how.via };
+      },
+      !how.silent,
+    );
   }
 
   /** The charge a boleto's Pix txid belongs to, if any. */
@@ -159,8 +190,12 @@ export class Charges {
     );
   }
 
-  /** One status change, kept in the history and told by a new token; null from `decide` changes nothing. */
-  private async change(chargeId: number, decide: (row: ChargeRow) => { status: string; paid: number | null } | null): Promise<ChargeRow> {
+  /** One status change, kept in the history and told by a new token (unless `tell` is false); null from `decide` changes nothing. */
+  private async change(
+    chargeId: number,
+    decide: (row: ChargeRow) => { status: string; paid: number | null; via?: 'pix' } | null,
+    tell = true,
+  ): Promise<ChargeRow> {
     const now = this.o.clock.now();
     const token = randomBytes(16).toString('hex');
     const outcome = await this.o.db.tx(async (q) => {
@@ -174,15 +209,18 @@ export class Charges {
         previous: row.status,
         at: now.toISOString(),
         ...(next.paid === null ? {} : { value: next.paid }),
+        ...(next.via ? { via: next.via } : {}),
       };
       const updated = one(
         await run<ChargeRow>(
           q,
           sql`UPDATE sandbox_psp.charges SET status = ${next.status}, paid_cents = coalesce(${next.paid}, paid_cents),
+                paid_at = CASE WHEN ${next.status}::text = 'paid' THEN coalesce(paid_at, ${now}::timestamptz) ELSE paid_at END,
                 history = history || ${JSON.stringify([entry])}::jsonb
               WHERE charge_id = ${chargeId} RETURNING ${columns}`,
         ),
       );
+      if (!tell) return { row: updated, told: false };
       await run(q, sql`INSERT INTO sandbox_psp.charge_notifications (token, charge_id, created_at) VALUES (${token}, ${chargeId}, ${now})`);
       return { row: updated, told: true };
     });

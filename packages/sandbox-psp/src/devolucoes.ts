@@ -17,7 +17,7 @@ import {
 import { findPix } from './pix-store.ts';
 import { problem } from './problems.ts';
 import type { Db } from './sql.ts';
-import type { Devolucao, MedNatureza, PspClock, PspLogger } from './types.ts';
+import type { Devolucao, DevolucaoNatureza, MedNatureza, PspClock, PspLogger } from './types.ts';
 import { newRtrId, randomAlnum } from './wire.ts';
 
 const WINDOW_MS = 90 * 24 * 3600 * 1000;
@@ -104,18 +104,32 @@ export class Devolucoes {
 
   /** A MED devolução: the payer's PSP took the money back; DEVOLVIDO at once, then the callback. */
   async openMed(e2eid: string, amountCents: number, natureza: MedNatureza): Promise<Devolucao> {
-    if (!Number.isSafeInteger(amountCents) || amountCents <= 0)
-      throw new RangeError(`openMedDevolucao: amountCents ${amountCents} is not positive cents`);
     if (natureza !== 'MED_OPERACIONAL' && natureza !== 'MED_FRAUDE') throw new RangeError(`openMedDevolucao: natureza ${natureza}`);
-    const row = await this.o.db.tx(async (q) => {
+    const row = await this.settledNow('openMedDevolucao', e2eid, amountCents, natureza, 'MED');
+    await this.o.callbacks.notify(e2eid);
+    return devolucaoJson(row);
+  }
+
+  /**
+   * A devolução made at the PSP by hand (its back office, not the API): DEVOLVIDO at once, with an
+   * id the PSP made, and no callback. The receiver learns of it only by reading its Pix.
+   */
+  async byHand(e2eid: string, amountCents: number): Promise<Devolucao> {
+    return devolucaoJson(await this.settledNow('devolveByHand', e2eid, amountCents, 'ORIGINAL', 'PSP'));
+  }
+
+  /** A devolução DEVOLVIDO from the start, of at most what is left of the Pix. */
+  private settledNow(what: string, e2eid: string, amountCents: number, natureza: DevolucaoNatureza, idPrefix: string): Promise<DevolucaoRow> {
+    if (!Number.isSafeInteger(amountCents) || amountCents <= 0) throw new RangeError(`${what}: amountCents ${amountCents} is not positive cents`);
+    return this.o.db.tx(async (q) => {
       const pix = await findPix(q, e2eid, true);
-      if (!pix) throw new Error(`openMedDevolucao: no Pix ${e2eid}`);
+      if (!pix) throw new Error(`${what}: no Pix ${e2eid}`);
       const left = pix.valor_cents - (await committedCents(q, e2eid));
-      if (amountCents > left) throw new RangeError(`openMedDevolucao: ${amountCents} cents is more than the ${left} left of Pix ${e2eid}`);
+      if (amountCents > left) throw new RangeError(`${what}: ${amountCents} cents is more than the ${left} left of Pix ${e2eid}`);
       const now = this.o.clock.now();
       return insertDevolucao(q, {
         end_to_end_id: e2eid,
-        id: `MED${randomAlnum(16)}`,
+        id: `${idPrefix}${randomAlnum(16)}`,
         rtr_id: newRtrId(now),
         valor_cents: amountCents,
         natureza,
@@ -128,8 +142,6 @@ export class Devolucoes {
         request_canonical: '',
       });
     });
-    await this.o.callbacks.notify(e2eid);
-    return devolucaoJson(row);
   }
 
   /** Every devolução still EM_PROCESSAMENTO, settled now; resolves after their callbacks. */

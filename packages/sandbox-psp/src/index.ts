@@ -8,9 +8,11 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { registerAccountRoutes } from './account-routes.ts';
 import { bearerCheck, type Credentials, registerEfiAuthorizeRoute, registerTokenRoute, tokenIssuer } from './auth.ts';
 import { dynamicBrCode, LOCATION_MAX, type Merchant, merchantOf } from './brcode.ts';
 import { type CallbackSender, callbackSender } from './callbacks.ts';
+import { settleCard } from './card-settlements.ts';
 import { registerChargeRoutes } from './charge-routes.ts';
 import { Charges } from './charges.ts';
 import { registerCobRoutes } from './cob-routes.ts';
@@ -22,12 +24,14 @@ import { receivePix } from './payments.ts';
 import { registerPixRoutes } from './pix-routes.ts';
 import { pixById } from './pix-store.ts';
 import { installProblemHandlers } from './problems.ts';
+import { REPORTS_PATH, registerReportRoutes } from './report-routes.ts';
 import { registerSendRoutes } from './send-routes.ts';
 import { Sends } from './sends.ts';
 import type { PspClock, PspLogger, SandboxPsp, SandboxPspOptions } from './types.ts';
 import { registerWebhookRoutes } from './webhooks.ts';
 import { newLocationToken } from './wire.ts';
 
+export type { CardSettlementInput, CardSettlementType } from './card-settlements.ts';
 export type * from './types.ts';
 
 const silent: PspLogger = { info() {}, warn() {}, error() {} };
@@ -101,6 +105,7 @@ async function buildApp(p: AppParts): Promise<FastifyInstance> {
   registerEfiAuthorizeRoute(app, p.credentials, issuer);
   registerChargeRoutes(app, { charges: p.charges, base: p.baseUrl, bearer: bearerCheck(issuer) });
   registerLocationRoutes(app, { db: o.db, clock, signer: createJwsSigner(), jwksUrl: p.jwksUrl });
+  registerReportRoutes(app, { db: o.db, credentials: p.credentials });
   const webhooks = {
     db: o.db,
     receiverKey: o.receiverKey,
@@ -112,6 +117,7 @@ async function buildApp(p: AppParts): Promise<FastifyInstance> {
   await app.register(async (efi) => {
     efi.addHook('onRequest', bearerCheck(issuer));
     registerSendRoutes(efi, { db: o.db, sends: p.sends, payerKey: o.receiverKey, stopping: p.stopping });
+    registerAccountRoutes(efi, { db: o.db, sends: p.sends, payerKey: o.receiverKey });
     await efi.register(async (v2) => registerWebhookRoutes(v2, webhooks), { prefix: '/v2' });
   });
   await app.register(
@@ -178,7 +184,7 @@ function payerBank(o: SandboxPspOptions, clock: PspClock, callbacks: CallbackSen
     const pix = (await pixById(o.db, e2eid))!;
     const boleto = await charges.ofPixTxid(txid);
     if (boleto && amountCents === boleto.total_cents && boleto.status !== 'paid' && boleto.status !== 'settled')
-      await charges.pay(boleto.charge_id, amountCents);
+      await charges.pay(boleto.charge_id, amountCents, { via: 'pix' });
     else await callbacks.notify(e2eid);
     return pix;
   };
@@ -235,9 +241,14 @@ export async function startSandboxPsp(o: SandboxPspOptions): Promise<SandboxPsp>
     clientId: credentials.clientId,
     clientSecret: credentials.clientSecret,
     jwksUrl: jwksUrl(),
+    reportsUrl: `${base}${REPORTS_PATH}`,
+    settleCard: (input) => settleCard(o.db, clock, input),
     pay: payerBank(o, clock, callbacks, charges),
     refuseNextCharges: (n) => charges.refuseNext(n),
     payBoleto: (chargeId, amountCents) => charges.pay(chargeId, amountCents).then(() => {}),
+    payBoletoSilently: (chargeId, amountCents) => charges.pay(chargeId, amountCents, { silent: true }).then(() => {}),
+    devolveByHand: (e2eid, amountCents) => devolucoes.byHand(e2eid, amountCents),
+    sendTwiceNext: () => sends.twiceNext(),
     setCallbacks(mode) {
       if (mode !== 'deliver' && mode !== 'drop') throw new RangeError(`setCallbacks: ${mode}`);
       callbacks.mode = mode;

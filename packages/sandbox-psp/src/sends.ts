@@ -7,7 +7,17 @@
  */
 
 import type { CallbackSender } from './callbacks.ts';
-import { addReturn, findSent, insertSent, payerBalanceCents, pendingSent, type SentRow, sentCallbackItem, settleSent } from './sent-store.ts';
+import {
+  accountBalanceCents,
+  addReturn,
+  findSent,
+  insertSent,
+  payerBalanceCents,
+  pendingSent,
+  type SentRow,
+  sentCallbackItem,
+  settleSent,
+} from './sent-store.ts';
 import type { Db } from './sql.ts';
 import { run, sql } from './sql.ts';
 import type { PspClock, PspLogger, SendFailure } from './types.ts';
@@ -55,6 +65,7 @@ export class Sends {
   private readonly failures: SendFailure[] = [];
   private readonly fates: AnswerFate[] = [];
   private rejections = 0;
+  private twice = 0;
   private stopped = false;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly settling = new Set<Promise<void>>();
@@ -70,36 +81,57 @@ export class Sends {
   rejectNext(n: number): void {
     this.rejections += n;
   }
+  /** The next send is booked twice: a second sent Pix of the same idEnvio, its own end-to-end id, settled with the first. */
+  twiceNext(): void {
+    this.twice++;
+  }
+
+  /** GET /v2/gn/saldo of the account whose paying key is `chave`. */
+  balanceCents(chave: string): Promise<number> {
+    return accountBalanceCents(this.o.db, chave, this.o.payerFloatCents);
+  }
 
   /** PUT /v3/gn/pix/{idEnvio}: the new sent Pix and the fate of its answer, or an EfiRefusal. */
   async send(idEnvio: string, r: SendRequest): Promise<{ row: SentRow; fate: AnswerFate }> {
     const failure = this.failures.shift();
     if (failure) throw new EfiRefusal(failure.status, failure.nome ?? 'erro_simulado', 'Falha simulada pelo sandbox.', failure.retryAfterSeconds);
     const reject = this.rejections > 0;
-    const row = await this.o.db.tx(async (q) => {
-      // One send at a time per paying key: its balance is read and taken in one step.
-      await run(q, sql`SELECT pg_advisory_xact_lock(hashtext(${`sandbox_psp_send:${r.pagadorChave}`}))`);
-      if (await findSent(q, idEnvio)) throw new EfiRefusal(409, 'id_envio_duplicado', 'O idEnvio informado já foi utilizado em outra requisição.');
-      if ((await payerBalanceCents(q, r.pagadorChave, this.o.payerFloatCents)) < r.valorCents) {
-        throw new EfiRefusal(400, 'saldo_insuficiente', 'Saldo insuficiente para realizar o envio.');
-      }
-      const now = this.o.clock.now();
-      const motivo = REJECT_RULE.test(r.favorecidoChave) ? RULE_MOTIVO : reject ? ARMED_MOTIVO : null;
-      return insertSent(q, {
-        id_envio: idEnvio,
-        end_to_end_id: newEndToEndId(now),
-        valor_cents: r.valorCents,
-        pagador_chave: r.pagadorChave,
-        info_pagador: r.infoPagador,
-        favorecido_chave: r.favorecidoChave,
-        favorecido_documento: r.favorecidoDocumento,
-        status: 'EM_PROCESSAMENTO',
-        motivo,
-        solicitacao: now,
-        settle_at: new Date(now.getTime() + this.o.delayMs),
-        request_canonical: r.canonical,
+    // Taken now, handed back unless this request books a new send.
+    const twice = this.twice > 0;
+    if (twice) this.twice--;
+    const row = await this.o.db
+      .tx(async (q) => {
+        // One send at a time per paying key: its balance is read and taken in one step.
+        await run(q, sql`SELECT pg_advisory_xact_lock(hashtext(${`sandbox_psp_send:${r.pagadorChave}`}))`);
+        if (await findSent(q, idEnvio)) throw new EfiRefusal(409, 'id_envio_duplicado', 'O idEnvio informado já foi utilizado em outra requisição.');
+        if ((await payerBalanceCents(q, r.pagadorChave, this.o.payerFloatCents)) < r.valorCents) {
+          throw new EfiRefusal(400, 'saldo_insuficiente', 'Saldo insuficiente para realizar o envio.');
+        }
+        const now = this.o.clock.now();
+        const motivo = REJECT_RULE.test(r.favorecidoChave) ? RULE_MOTIVO : reject ? ARMED_MOTIVO : null;
+        const sent = {
+          id_envio: idEnvio,
+          end_to_end_id: newEndToEndId(now),
+          valor_cents: r.valorCents,
+          pagador_chave: r.pagadorChave,
+          info_pagador: r.infoPagador,
+          favorecido_chave: r.favorecidoChave,
+          favorecido_documento: r.favorecidoDocumento,
+          status: 'EM_PROCESSAMENTO' as const,
+          motivo,
+          solicitacao: now,
+          settle_at: new Date(now.getTime() + this.o.delayMs),
+          request_canonical: r.canonical,
+        };
+        const first = await insertSent(q, sent);
+        // The fault books the money twice, whatever the balance: the point is a record that disagrees.
+        if (twice) await insertSent(q, { ...sent, end_to_end_id: newEndToEndId(now) }, true);
+        return first;
+      })
+      .catch((error: unknown) => {
+        if (twice) this.twice++;
+        throw error;
       });
-    });
     if (reject && row.motivo === ARMED_MOTIVO) this.rejections--;
     this.schedule(idEnvio, this.o.delayMs);
     return { row, fate: this.fates.shift() ?? 'answer' };

@@ -2,6 +2,7 @@
  * The embedded PSP's public shapes: its options, its handle, and the API Pix objects it answers
  * (field names as the BCB's API Pix 2.9.0 writes them, money as "123.45" strings).
  */
+import type { CardSettlementInput } from './card-settlements.ts';
 import type { Db } from './sql.ts';
 
 export interface PspClock {
@@ -81,7 +82,10 @@ export interface SandboxPspOptions {
   requestTimeoutMs?: number;
   /** A sent Pix settles (REALIZADO or NAO_REALIZADO) this long after it was taken (default 600 ms). */
   sendDelayMs?: number;
-  /** The paying key's balance before any Pix came in or went out (default R$ 1.000.000.000,00). */
+  /**
+   * The paying key's balance before any Pix came in or went out (default R$ 1.000.000.000,00); part
+   * of the balance GET /v2/gn/saldo tells.
+   */
   payerFloatCents?: number;
   /** The bank code of the boletos it issues (default 364, Efí's). */
   boletoBankCode?: string;
@@ -107,6 +111,10 @@ export interface SandboxPsp {
   readonly clientSecret: string;
   /** Where the location payloads' signing key is published (the JWS `jku`). */
   readonly jwksUrl: string;
+  /** The sandbox card processor's reports: `${reportsUrl}/settlement_detail_report_<YYYY-MM-DD>.csv`, HTTP Basic with clientId and clientSecret. */
+  readonly reportsUrl: string;
+  /** Books a card movement in the sandbox card processor's settlement record (once per type and modification). */
+  settleCard(input: CardSettlementInput): Promise<void>;
   /**
    * Receives a Pix as a payer's bank would, then calls the registered webhook back. Resolves once
    * the Pix is stored and its callback was answered, given up or dropped; a failed callback is
@@ -120,6 +128,23 @@ export interface SandboxPsp {
   openMedDevolucao(e2eid: string, input: { amountCents: number; natureza: MedNatureza }): Promise<Devolucao>;
   /** A bank paying a boleto charge (of its value when `amountCents` is absent); its notification follows. Throws when already paid. */
   payBoleto(chargeId: number, amountCents?: number): Promise<void>;
+  /**
+   * A boleto paid at the bank that the PSP tells nobody of (no notification): it shows paid in
+   * GET /v1/charges and the charge's detail only. Throws when already paid.
+   */
+  payBoletoSilently(chargeId: number, amountCents?: number): Promise<void>;
+  /**
+   * A devolução of a received Pix made at the PSP by hand: DEVOLVIDO at once, with an id the PSP
+   * made, shown by GET /pix and GET /pix/{e2eid}, and no callback. Throws for an unknown Pix or an
+   * amount beyond what is left.
+   */
+  devolveByHand(endToEndId: string, amountCents: number): Promise<Devolucao>;
+  /**
+   * The next send is booked twice, as a PSP fault would: two sent Pix of the same idEnvio (two
+   * end-to-end ids, settled together) in GET /v2/gn/pix/enviados and the balance; a read by idEnvio
+   * and the callback still show the first only.
+   */
+  sendTwiceNext(): void;
   /** The next n boleto charges are refused by the PSP (400 validation_error). */
   refuseNextCharges(n: number): void;
   /** The next n sends are refused in the request (nothing sent). */

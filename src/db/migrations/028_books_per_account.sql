@@ -25,6 +25,9 @@ CREATE INDEX journal_lines_funds_idx ON journal_lines (account, created_at) WHER
 -- The account a boleto's Pix was received at, when it is not the boleto's own.
 ALTER TABLE transactions ADD COLUMN paid_account text
 -- statement
+-- A boleto's charge id, as its issuer's record names it (the twin of its Pix in the PSP's).
+CREATE INDEX transactions_boleto_external_idx ON transactions (external_transaction_id) WHERE payment_method = 'BOLETO'
+-- statement
 -- Each account's record as the provider keeps it, once read (Adyen's reports are sent once).
 CREATE TABLE IF NOT EXISTS provider_movements (
   account text NOT NULL,
@@ -39,6 +42,11 @@ CREATE TABLE IF NOT EXISTS provider_movements (
 )
 -- statement
 CREATE INDEX IF NOT EXISTS provider_movements_at_idx ON provider_movements (account, at)
+-- statement
+CREATE INDEX provider_movements_reference_idx ON provider_movements (account, reference)
+-- statement
+-- A fee of the record is posted once: its line names the record's row.
+CREATE UNIQUE INDEX journal_lines_fees_idx ON journal_lines (account, reference) WHERE account LIKE 'provider_fees:%'
 -- statement
 -- A day's reconciliation of one account (its São Paulo date).
 CREATE TABLE reconciliation_days (

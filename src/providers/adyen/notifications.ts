@@ -8,10 +8,11 @@ import { Type } from 'typebox';
 import type { ProviderFact } from '../../domain/provider-facts.ts';
 import { ok, refuse } from '../../domain/result.ts';
 import { sameSecret } from '../../domain/secrets.ts';
-import type { InboundEndpoint } from '../ports.ts';
+import type { InboundEndpoint, InboundRequest } from '../ports.ts';
 import type { AdyenConnection } from './config.ts';
 import { validNotificationHmac } from './hmac.ts';
 import { factOfItem, type NotificationItem } from './notification-facts.ts';
+import { type ReportInbox, reportVerdict } from './report-queue.ts';
 
 // The fields the gateway reads; Adyen's items carry more (the official file describes them all).
 const Item = Type.Object({
@@ -43,7 +44,24 @@ function basicMatches(header: unknown, username: string, password: string): bool
   return user && pass;
 }
 
-export function adyenNotifications(connection: AdyenConnection): InboundEndpoint {
+/**
+ * A REPORT_AVAILABLE item (CONTRACT §15): a Settlement details report on an Adyen host is queued for
+ * the report job; the notice stored says what became of it.
+ */
+async function reportNotice(pf: ProviderFact, item: NotificationItem, connection: AdyenConnection, reports: ReportInbox, log: InboundRequest['log']) {
+  const verdict =
+    item.success === 'true'
+      ? reportVerdict(item.pspReference, item.reason, connection.checkoutUrl)
+      : { fetch: false as const, why: 'success is false' };
+  if (verdict.fetch) await reports.queue(verdict.file, verdict.url);
+  else if (verdict.why !== 'not a Settlement details report')
+    log.warn({ file: item.pspReference, url: item.reason, why: verdict.why }, 'Adyen report not downloaded');
+  const what = verdict.fetch ? `report ${verdict.file} queued for download` : `report ${item.pspReference} not downloaded: ${verdict.why}`;
+  return { ...pf, fact: { kind: 'NOTICE' as const, what } };
+}
+
+/** `reports`: where REPORT_AVAILABLE's settlement reports are queued; without it they are stored as notices only. */
+export function adyenNotifications(connection: AdyenConnection, reports?: ReportInbox): InboundEndpoint {
   return {
     provider: 'adyen',
     url: '/providers/adyen/notifications',
@@ -74,7 +92,8 @@ export function adyenNotifications(connection: AdyenConnection): InboundEndpoint
           );
           continue;
         }
-        facts.push(factOfItem(item, connection.capture === 'manual'));
+        const fact = factOfItem(item, connection.capture === 'manual');
+        facts.push(item.eventCode === 'REPORT_AVAILABLE' && reports ? await reportNotice(fact, item, connection, reports, log) : fact);
       }
       return ok(facts);
     },

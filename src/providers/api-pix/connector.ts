@@ -3,8 +3,10 @@
  * (charges, devoluções, charge removal, a Pix read back), the PSP's callback and reconciliation
  * turned into provider facts. Pointed at a real PSP, or at the embedded one, which it cannot tell apart.
  */
+
 import { buildBrCode } from '../../domain/pix-brcode.ts';
 import type { Account, CancelOutcome, GiveBack, PixChargeInput, PixPsp, RefundInput, RefundOutcome } from '../ports.ts';
+import { devolucoesOf, pixRecord } from './record.ts';
 
 type Charged = Awaited<ReturnType<PixPsp['charge']>>;
 
@@ -41,6 +43,8 @@ export function apiPixConnector(
     refund: (input) => refund(connector.client, s, input),
     giveBack: (payment) => giveBack(connector.client, s, payment),
     sync: (endToEndId) => sync(connector.client, { ...s, account: account.id }, endToEndId),
+    record: (window) => pixRecord(connector.client)(window),
+    devolucoesOf: (ids) => devolucoesOf(connector.client, ids),
   };
   return connector;
 }

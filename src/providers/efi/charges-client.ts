@@ -5,7 +5,7 @@
  * Efí wraps every answer as `{ code, data }`; answers are checked for what the gateway reads.
  */
 import { AnswerError } from '../api-pix/client/api-pix-answers.ts';
-import type { PixTransport } from '../api-pix/client/api-pix-client.ts';
+import { ApiPixError, type PixTransport } from '../api-pix/client/api-pix-client.ts';
 
 /** POST /v1/charge/one-step with a banking_billet payment (the SDK's CreateOneStepChargeBody). */
 export interface OneStepChargeBody {
@@ -64,6 +64,26 @@ export interface ChargeListed extends ChargeIssued {
   total: number;
   /** The due date, YYYY-MM-DD. */
   expireAt: string;
+}
+
+/** A boleto as GET /v1/charges lists those paid on a day: what was paid, and when, as Efí writes it. */
+export interface ChargePaid {
+  chargeId: number;
+  customId: string | null;
+  status: string;
+  /** In cents, as every amount here. */
+  total: number;
+  paidValue: number | null;
+  /** payment.paid_at: São Paulo time "YYYY-MM-DD HH:MM:SS" (or a date, or RFC 3339), null when absent. */
+  paidAt: string | null;
+}
+
+/** What reconciliation reads of the charges account (CONTRACT §15). */
+export interface EfiChargeReads {
+  /** GET /v1/charges: one page (from 1) of the boletos paid between two São Paulo days (YYYY-MM-DD, inclusive). */
+  paidBoletos(days: { from: string; to: string }, page: number, limit: number): Promise<{ limit: number; charges: ChargePaid[] }>;
+  /** Every page of it (100 a page unless told, at most 10,000 pages). */
+  paidBoletoPages(days: { from: string; to: string }, limit?: number): AsyncGenerator<ChargePaid[]>;
 }
 
 export interface EfiChargesClient {
@@ -142,6 +162,47 @@ function readList(body: unknown): ChargeListed[] {
 export const boletoListQuery = (customId: string, days: { from: string; to: string }) =>
   new URLSearchParams({ charge_type: 'billet', begin_date: days.from, end_date: days.to, date_of: 'creation', custom_id: customId });
 
+/** GET /v1/charges's query for a page of the boletos paid between two São Paulo days (the SDK's ListChargesParamsSchema). */
+export const paidBoletoQuery = (days: { from: string; to: string }, page: number, limit: number) =>
+  new URLSearchParams({ charge_type: 'billet', begin_date: days.from, end_date: days.to, date_of: 'payment', limit: `${limit}`, page: `${page}` });
+
+/** A page of paid boletos; the limit Efí applied (it may cap the one asked), and the page it is, are checked by the walker. */
+function readPaid(body: unknown, page: number): { limit: number; charges: ChargePaid[] } {
+  const pagination = object(object(object(body, 'answer').params, 'answer.params').pagination, 'answer.params.pagination');
+  if (integer(pagination.page, 'answer.params.pagination.page') !== page) throw new AnswerError(`asked for page ${page}, got another`);
+  const limit = integer(pagination.limit, 'answer.params.pagination.limit');
+  const d = data(body);
+  if (!Array.isArray(d)) throw new AnswerError('data is not a list');
+  const charges = d.map((item, i) => {
+    const o = object(item, `data[${i}]`);
+    const status = text(o.status);
+    if (!status) throw new AnswerError(`data[${i}].status is missing`);
+    const payment = objectOr(o.payment);
+    const total = integer(o.total, `data[${i}].total`);
+    return {
+      chargeId: integer(o.id, `data[${i}].id`),
+      customId: text(o.custom_id),
+      status,
+      total,
+      paidValue: cents(payment.paid_value),
+      paidAt: text(payment.paid_at),
+    };
+  });
+  return { limit, charges };
+}
+
+const paid_max_pages = 10_000;
+
+async function* walkPaid(reads: EfiChargeReads, days: { from: string; to: string }, limit: number): AsyncGenerator<ChargePaid[]> {
+  for (let page = 1; page <= paid_max_pages; page++) {
+    const answer = await reads.paidBoletos(days, page, limit);
+    yield answer.charges;
+    // No count of pages here: a page shorter than the limit Efí applied is the last.
+    if (answer.charges.length < Math.max(1, answer.limit)) return;
+  }
+  throw new ApiPixError({ kind: 'invalid-answer', operation: 'GET /v1/charges', reason: `more than ${paid_max_pages} pages of paid boletos` });
+}
+
 function readDetail(body: unknown): ChargeDetail {
   const d = object(data(body), 'data');
   const status = text(d.status);
@@ -185,9 +246,9 @@ const chargePath = (id: number, op: string) => {
   return `/v1/charge/${id}`;
 };
 
-export function createEfiChargesClient(baseUrl: string, transport: PixTransport): EfiChargesClient {
+export function createEfiChargesClient(baseUrl: string, transport: PixTransport): EfiChargesClient & EfiChargeReads {
   const call = transport.caller(baseUrl);
-  return {
+  const client: EfiChargesClient & EfiChargeReads = {
     createOneStep: (body) =>
       // Not sent again on a lost answer: a second charge would be a second boleto. Reconciliation finds what was made.
       call({ method: 'POST', operation: 'POST /v1/charge/one-step', path: '/v1/charge/one-step', body, idempotent: false, read: readIssued }),
@@ -224,5 +285,13 @@ export function createEfiChargesClient(baseUrl: string, transport: PixTransport)
       if (!TOKEN.test(token)) throw new RangeError(`Efí ${operation}: not a notification token`);
       return call({ method: 'GET', operation, path: `/v1/notification/${token}`, idempotent: true, read: readHistory });
     },
+    paidBoletos: (days, page, limit) => {
+      if (!Number.isSafeInteger(page) || page < 1 || !Number.isSafeInteger(limit) || limit < 1)
+        throw new RangeError('Efí GET /v1/charges: page and limit are integers ≥ 1');
+      const query = paidBoletoQuery(days, page, limit);
+      return call({ method: 'GET', operation: 'GET /v1/charges', path: '/v1/charges', query, idempotent: true, read: (a) => readPaid(a, page) });
+    },
+    paidBoletoPages: (days, limit = 100) => walkPaid(client, days, limit),
   };
+  return client;
 }

@@ -4,6 +4,7 @@
  * card's steps are the processor's facts, applied like any provider's.
  */
 import { moveCashout } from '../../cashouts/transitions.ts';
+import type { AppContext } from '../../context.ts';
 import { run, sql } from '../../db/sql.ts';
 import type { Fact, ProviderFact } from '../../domain/provider-facts.ts';
 import { claimEach } from '../../workers/claim.ts';
@@ -11,7 +12,7 @@ import type { Job } from '../../workers/job.ts';
 import { ofAccount } from '../accounts.ts';
 import { applyProviderFact } from '../events/apply-fact.ts';
 import type { CardOutcome } from '../ports.ts';
-import { sandbox_card_account, sandboxPayoutOutcome } from './processors.ts';
+import { type SandboxCardProcessor, sandbox_card_account, sandboxPayoutOutcome } from './processors.ts';
 
 const batch_size = 100;
 // Each card step waits this long, so a card sale settles within about a second.
@@ -63,11 +64,24 @@ export const cardAutopilotJob: Job = {
           ORDER BY updated_at LIMIT ${batch_size}`,
     );
     let moved = 0;
-    // Another worker may tell the same step at once: the store keeps one, and the other is a repeat.
-    for (const card of due.rows) if ((await applyProviderFact(ctx, stepFact(card))).state === 'applied') moved++;
+    const processor = sandboxProcessor(ctx);
+    for (const card of due.rows) {
+      // What it authorises it settles (CONTRACT §15): booked in its record before the outcome is told, so a
+      // sale never turns PAGO without it (booking twice keeps one).
+      if (card.status === 'EM_PROCESSAMENTO' && card.outcome !== 'DECLINED' && card.outcome !== 'PROCESSING_ERROR')
+        await processor?.settle({ saleId: Number(card.id), paymentId: card.external_transaction_id, amountCents: Number(card.amount) });
+      // Another worker may tell the same step at once: the store keeps one, and the other is a repeat.
+      if ((await applyProviderFact(ctx, stepFact(card))).state === 'applied') moved++;
+    }
     return moved;
   },
 };
+
+/** The sandbox card processor of this process, when the card rail is (or was) the sandbox's. */
+function sandboxProcessor(ctx: AppContext): SandboxCardProcessor | null {
+  const port = ctx.providers.all('CARD').find((p) => p.account.id === sandbox_card_account.id);
+  return port && 'settle' in port ? (port as SandboxCardProcessor) : null;
+}
 
 interface DueCashout {
   id: number;

@@ -19,6 +19,8 @@ export function sandboxPixPsp(psp: PixPsp): PixPsp {
     refund: (input) => (input.pixEndToEndId === null ? Promise.resolve({ status: 'SUCCEEDED' }) : psp.refund(input)),
     giveBack: (payment) => psp.giveBack(payment),
     sync: (endToEndId) => psp.sync(endToEndId),
+    record: (window) => psp.record(window),
+    devolucoesOf: (ids) => psp.devolucoesOf(ids),
   };
 }
 
@@ -31,6 +33,7 @@ export function sandboxBoletoIssuer(issuer: BoletoIssuer): BoletoIssuer {
     cancel: (chargeId) => issuer.cancel(chargeId),
     refund: async () => ({ status: 'SUCCEEDED' }),
     sync: (chargeId) => issuer.sync(chargeId),
+    record: issuer.record,
   };
 }
 
