@@ -164,7 +164,11 @@ describe('reconciliation: the journal per account against every provider record'
   /** A charge at the PSP under a txid this installation did not make, as another installation on the same account makes. */
   async function foreignCharge(amount: number): Promise<string> {
     const txid = `zz${'0123456789abcdefghijklmnopqrstuvwxyz'.slice(0, 24)}${Date.now() % 1000}`.slice(0, 30);
-    await gw.ctx.rails.apiPix.client.putCob(txid, { calendario: { expiracao: 3600 }, valor: { original: (amount / 100).toFixed(2) }, chave: gw.ctx.config.pixReceiverKey });
+    await gw.ctx.rails.apiPix.client.putCob(txid, {
+      calendario: { expiracao: 3600 },
+      valor: { original: (amount / 100).toFixed(2) },
+      chave: gw.ctx.config.pixReceiverKey,
+    });
     return txid;
   }
 
@@ -175,24 +179,39 @@ describe('reconciliation: the journal per account against every provider record'
     await until('the foreign Pix shown to the operator', async () => (await events()).length >= 0 && (await notOurs(endToEndId)));
     await reconcile();
     const first = (await findingsOf('api-pix:sandbox')).filter((f) => f.reference === endToEndId);
-    assert.deepEqual(first.map((f) => [f.side, f.amount, f.otherAmount]), [['provider', 1000, null]]);
+    assert.deepEqual(
+      first.map((f) => [f.side, f.amount, f.otherAmount]),
+      [['provider', 1000, null]],
+    );
     // The leak the provider-port issue closed, replayed: the gateway returning what is not its own.
     const back = await gw.ctx.rails.apiPix.giveBack({ paymentId: endToEndId, amountCents: 1000 });
     assert.notEqual(back.status, 'REFUSED', back.detail ?? '');
-    await until('the return settled at the PSP', async () => (await gw.ctx.rails.apiPix.client.getPix(endToEndId)).devolucoes?.some((d) => d.status === 'DEVOLVIDO') ?? false);
+    await until(
+      'the return settled at the PSP',
+      async () => (await gw.ctx.rails.apiPix.client.getPix(endToEndId)).devolucoes?.some((d) => d.status === 'DEVOLVIDO') ?? false,
+    );
     await reconcile();
     const pix = await gw.ctx.rails.apiPix.client.getPix(endToEndId);
     const rtrId = pix.devolucoes!.find((d) => d.status === 'DEVOLVIDO')!.rtrId;
     const findings = (await findingsOf('api-pix:sandbox')).filter((f) => f.reference === endToEndId || f.reference === rtrId);
-    assert.deepEqual(findings.map((f) => [f.side, f.reference, f.amount]).sort(), [['provider', endToEndId, 1000], ['provider', rtrId, -1000]].sort());
+    assert.deepEqual(
+      findings.map((f) => [f.side, f.reference, f.amount]).sort(),
+      [
+        ['provider', endToEndId, 1000],
+        ['provider', rtrId, -1000],
+      ].sort(),
+    );
     assert.deepEqual(await balance(), before, 'no money moved');
     await verify();
   });
 
   const notOurs = async (e2e: string) =>
-    ((await inject('GET', '/admin/provider-events?state=needs_operator&limit=100', adminHeaders)).json().data as { externalReference: string; kind: string }[]).some(
-      (e) => e.externalReference === e2e && e.kind === 'PIX_RECEIVED',
-    );
+    (
+      (await inject('GET', '/admin/provider-events?state=needs_operator&limit=100', adminHeaders)).json().data as {
+        externalReference: string;
+        kind: string;
+      }[]
+    ).some((e) => e.externalReference === e2e && e.kind === 'PIX_RECEIVED');
 
   test('a payout the PSP sent twice: the second send is one finding; nothing moves', async () => {
     await fund(gw, seller.id, 50_000);
@@ -202,7 +221,10 @@ describe('reconciliation: the journal per account against every provider record'
     await reconcile();
     const idEnvio = `${gw.ctx.installationId}${id}`;
     const findings = (await findingsOf('efi:sandbox')).filter((f) => f.reference === idEnvio);
-    assert.deepEqual(findings.map((f) => [f.side, f.amount, f.otherAmount]), [['provider', -9800, null]]);
+    assert.deepEqual(
+      findings.map((f) => [f.side, f.amount, f.otherAmount]),
+      [['provider', -9800, null]],
+    );
     assert.deepEqual(await balance(), before);
     await verify();
   });
@@ -218,7 +240,10 @@ describe('reconciliation: the journal per account against every provider record'
     const before = await balance();
     await reconcile();
     const findings = (await findingsOf('efi:sandbox')).filter((f) => f.reference === chargeId);
-    assert.deepEqual(findings.map((f) => [f.side, f.amount, f.otherAmount]), [['provider', 25050, null]]);
+    assert.deepEqual(
+      findings.map((f) => [f.side, f.amount, f.otherAmount]),
+      [['provider', 25050, null]],
+    );
     assert.deepEqual(await balance(), before);
     await verify();
   });
@@ -237,7 +262,10 @@ describe('reconciliation: the journal per account against every provider record'
     }
     await reconcile();
     const findings = (await findingsOf('api-pix:sandbox')).filter((f) => f.reference === rtrId);
-    assert.deepEqual(findings.map((f) => [f.side, f.amount, f.otherAmount]), [['ledger', -3000, null]]);
+    assert.deepEqual(
+      findings.map((f) => [f.side, f.amount, f.otherAmount]),
+      [['ledger', -3000, null]],
+    );
     await verify();
   });
 });
