@@ -75,7 +75,13 @@ export type Fact =
       account?: string;
     }
   /** What became of our return of a Pix that paid nothing. */
-  | { kind: 'PIX_RETURN'; endToEndId: string; status: 'SENT' | 'DONE' | 'REFUSED'; detail: string | null }
+  | {
+      kind: 'PIX_RETURN';
+      endToEndId: string;
+      status: 'SENT' | 'DONE' | 'REFUSED';
+      detail: string | null /** The devolução's rtrId. */;
+      returnId?: string;
+    }
   /** How a sent Pix (a cashout's payout) stands at the PSP, as its own API describes it. */
   | {
       kind: 'PAYOUT_OUTCOME';

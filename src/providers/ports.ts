@@ -111,6 +111,8 @@ export interface GiveBack {
 export interface CancelOutcome {
   status: 'SENT' | 'DONE' | 'REFUSED';
   detail: string | null;
+  /** The provider's reference of a payment given back (a devolução's rtrId), what its record names. */
+  reference?: string;
 }
 
 /**

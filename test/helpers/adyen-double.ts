@@ -16,7 +16,8 @@
  * - Card data is only in `requests` (the raw calls); nothing else keeps or logs it.
  * - Reports: `publishReport(file, csv)` serves a report at GET /reports/download/MerchantAccount/{account}/{file}
  *   (Adyen's download path), behind HTTP Basic with the report user's credentials (else 401), and
- *   `reportNotification(file)` is the REPORT_AVAILABLE item that names it.
+ *   `reportNotification(file)` is the REPORT_AVAILABLE item that names it. `settlementCsv(account, rows)`
+ *   writes a Settlement details report of the lines a test gives, for `publishReport`.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -99,6 +100,47 @@ export interface AdyenDoubleOptions {
   password?: string;
   reportUsername?: string;
   reportPassword?: string;
+}
+
+/** A line of a Settlement details report, amounts in integer cents. */
+export interface SettlementRow {
+  type: 'Settled' | 'Refunded' | 'Chargeback' | 'SecondChargeback' | 'ChargebackReversed' | 'Fee' | 'MerchantPayout';
+  /** Its Creation Date, written as São Paulo wall time with TimeZone BRT. */
+  at: Date;
+  pspReference?: string;
+  merchantReference?: string;
+  modificationReference: string;
+  modificationMerchantReference?: string;
+  /** + Gross Credit (to the merchant), − Gross Debit; none on a Fee or MerchantPayout line. */
+  gross?: number;
+  commission?: number;
+  markup?: number;
+  /** + Net Credit, − Net Debit; by default the gross less the line's costs. */
+  net?: number;
+  batch?: number;
+}
+
+// biome-ignore format: Adyen's standard columns
+const SETTLEMENT_HEADER = 'Company Account,Merchant Account,Psp Reference,Merchant Reference,Payment Method,Creation Date,TimeZone,Type,Modification Reference,Gross Currency,Gross Debit (GC),Gross Credit (GC),Exchange Rate,Net Currency,Net Debit (NC),Net Credit (NC),Commission (NC),Markup (NC),Scheme Fees (NC),Interchange (NC),Payment Method Variant,Modification Merchant Reference,Batch Number';
+
+const decimal = (cents: number | undefined) =>
+  cents === undefined || cents === 0 ? '' : `${Math.trunc(Math.abs(cents) / 100)}.${String(Math.abs(cents) % 100).padStart(2, '0')}`;
+const brt = (at: Date) => new Date(at.getTime() - 3 * 3600_000).toISOString().slice(0, 19).replace('T', ' ');
+
+/** The CSV of a Settlement details report of `merchantAccount` with these lines, as Adyen writes it. */
+export function settlementCsv(merchantAccount: string, rows: SettlementRow[]): string {
+  const line = (r: SettlementRow) => {
+    const gross = r.gross ?? 0;
+    const net = r.net ?? gross - (r.commission ?? 0) - (r.markup ?? 0);
+    const card = r.gross === undefined ? '' : 'visa';
+    return [
+      ...['PagarCo', merchantAccount, r.pspReference ?? '', r.merchantReference ?? '', card, brt(r.at), 'BRT', r.type, r.modificationReference],
+      ...[r.gross === undefined ? '' : 'BRL', decimal(Math.min(gross, 0)), decimal(Math.max(gross, 0)), '1', 'BRL'],
+      ...[decimal(Math.min(net, 0)), decimal(Math.max(net, 0)), decimal(r.commission), decimal(r.markup), '', ''],
+      ...[card === '' ? '' : 'visaclassic', r.modificationMerchantReference ?? '', String(r.batch ?? 1)],
+    ].join(',');
+  };
+  return [SETTLEMENT_HEADER, ...rows.map(line)].join('\n');
 }
 
 /** Card numbers with a fixed outcome; any other valid number is authorised. */

@@ -5,8 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { saoPauloDate } from '../../src/domain/calendar.ts';
+import { cardAutopilotJob } from '../../src/providers/sandbox/autopilot.ts';
 import { reconcileAccounts } from '../../src/reconciliation/run.ts';
-import { boletoExample, pixExample } from '../helpers/fixtures.ts';
+import { boletoExample, cardExample, pixExample } from '../helpers/fixtures.ts';
 import { fund } from '../helpers/funding.ts';
 import { adminHeaders, type Gateway, railJob, type SellerKeys, startGateway } from '../helpers/gateway.ts';
 
@@ -266,6 +267,78 @@ describe('reconciliation: the journal per account against every provider record'
       findings.map((f) => [f.side, f.amount, f.otherAmount]),
       [['ledger', -3000, null]],
     );
+    await verify();
+  });
+
+  /** The txid of a boleto's Pix, as the payer's app reads it from the QR's location at the PSP. */
+  const boletoPixTxid = async (saleId: number): Promise<string> => {
+    const code: string = (await read(saleId)).boletoPixKey;
+    const url = /br\.gov\.bcb\.pix25(\d{2})/i.exec(code)!;
+    const location = code.slice(url.index + url[0].length, url.index + url[0].length + Number(url[1]));
+    const jws = await (await fetch(`http://${location}`)).text();
+    return JSON.parse(Buffer.from(jws.split('.')[1]!, 'base64url').toString('utf8')).txid;
+  };
+  const devolvido = async (e2e: string) =>
+    ((await gw.ctx.rails.apiPix.client.getPix(e2e)).devolucoes ?? []).find((d) => d.status === 'DEVOLVIDO') ?? null;
+
+  test('a card sale settled and partly refunded, a second Pix of ours returned whole: every account matches', async () => {
+    const card = await inject('POST', '/api/sales', seller.headers, cardExample());
+    assert.equal(card.statusCode, 201, card.body);
+    const cardId = card.json().sale.id;
+    await until('the card sale paid', async () => {
+      await cardAutopilotJob.run(gw.ctx);
+      return (await read(cardId)).status === 'PAGO';
+    });
+    await refunded(cardId, 1000);
+    const pix = await inject('POST', '/api/sales', seller.headers, pixExample({ amount: 1500 }));
+    const txid: string = (await read(pix.json().sale.id)).externalTransactionId;
+    await psp().pay(txid, 1500);
+    const second = (await psp().pay(txid, 1500)).endToEndId;
+    await until('the second Pix returned at the PSP', async () => (await devolvido(second)) !== null);
+    await until('the return applied', async () => {
+      await railJob(gw, 'pix-reconcile').run(gw.ctx).catch(() => 0);
+      const r = await gw.ctx.db.query("SELECT 1 FROM journal_lines WHERE account = 'unclaimed_funds' AND reference = $1 AND amount < 0", [second]);
+      return r.rows.length === 1;
+    });
+    const outcomes = await reconcile();
+    const returned = [second, (await devolvido(second))!.rtrId];
+    for (const [account, o] of outcomes) {
+      const mine = (o.tally?.findings ?? []).filter((f) => returned.includes(f.reference));
+      assert.deepEqual(mine, [], `${account}: the returned Pix is matched`);
+    }
+    const cardAccount = await accountDay('sandbox');
+    assert.equal(cardAccount.state, 'matched', JSON.stringify(cardAccount));
+    assert.ok(cardAccount.providerMovements >= 2, 'the settlement and the refund');
+    await verify();
+  });
+
+  test('the boleto leak of the provider-port issue, replayed with its lookup stubbed, is caught: the Pix and its return', async () => {
+    const made = await inject('POST', '/api/sales', seller.headers, boletoExample());
+    const id = made.json().sale.id;
+    const txid = await boletoPixTxid(id);
+    const client = gw.ctx.rails.apiPix.client;
+    const getCob = client.getCob;
+    // The fix undone: the boleto's charge is not looked up, so its Pix matches nothing of ours.
+    client.getCob = async () => ({}) as Awaited<ReturnType<typeof getCob>>;
+    let e2e: string;
+    try {
+      e2e = (await psp().pay(txid, 25050)).endToEndId;
+      await until('the boleto sale paid by its issuer', async () => (await read(id)).status === 'PAGO');
+      await until('the Pix shown as not ours', async () => {
+        await railJob(gw, 'pix-reconcile').run(gw.ctx);
+        return notOurs(e2e);
+      });
+    } finally {
+      client.getCob = getCob;
+    }
+    // What the old code then did: the Pix returned to the payer while the sale stayed PAGO.
+    await gw.ctx.rails.apiPix.giveBack({ paymentId: e2e, amountCents: 25050 });
+    await until('the return settled', async () => (await devolvido(e2e)) !== null);
+    await reconcile();
+    const rtrId = (await devolvido(e2e))!.rtrId;
+    const findings = (await findingsOf('api-pix:sandbox')).filter((f) => f.reference === e2e || f.reference === rtrId);
+    assert.deepEqual(findings.map((f) => [f.side, f.reference, f.amount]).sort(), [['provider', e2e, 25050], ['provider', rtrId, -25050]].sort());
+    assert.equal((await read(id)).status, 'PAGO');
     await verify();
   });
 });

@@ -78,3 +78,6 @@ CREATE INDEX reconciliation_days_retry_idx ON reconciliation_days (next_try_at) 
 ALTER TABLE installation ADD COLUMN funds_split_before bigint NOT NULL DEFAULT 0
 -- statement
 UPDATE installation SET funds_split_before = (SELECT coalesce(max(id), 0) + 1 FROM postings)
+-- statement
+-- A Pix a sale cannot take is owed back once and returned once (src/ledger/unclaimed.ts).
+CREATE UNIQUE INDEX journal_lines_unclaimed_idx ON journal_lines (reference, (amount > 0)) WHERE account = 'unclaimed_funds'

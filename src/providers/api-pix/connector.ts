@@ -135,7 +135,7 @@ async function giveBack(client: ApiPixClient, s: ApiPixSettings, payment: GiveBa
       natureza: 'ORIGINAL',
       descricao: 'Pix devolvido: a cobrança não aceita este pagamento',
     });
-    return { status: devolucao_status[devolucao.status] ?? 'SENT', detail: devolucao.motivo ?? null };
+    return { status: devolucao_status[devolucao.status] ?? 'SENT', detail: devolucao.motivo ?? null, reference: devolucao.rtrId };
   } catch (error) {
     // A return the PSP will not make is shown as not made.
     if (!isRefusal(error)) throw error;

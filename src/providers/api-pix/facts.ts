@@ -51,7 +51,11 @@ export function devolucaoFact(e2e: string, d: Devolucao, installationId: string)
   }
   const identity = `${e2e}/${d.id}:${d.status}`;
   if (isOurReturn(installationId, e2e, d.id))
-    return { ...base, identity, fact: { kind: 'PIX_RETURN', endToEndId: e2e, status: return_status[d.status] ?? 'SENT', detail: d.motivo ?? null } };
+    return {
+      ...base,
+      identity,
+      fact: { kind: 'PIX_RETURN', endToEndId: e2e, status: return_status[d.status] ?? 'SENT', detail: d.motivo ?? null, returnId: d.rtrId },
+    };
   // A refund still EM_PROCESSAMENTO is as we left it: only its end is a fact.
   if (d.status === 'EM_PROCESSAMENTO') return null;
   const succeeded = d.status === 'DEVOLVIDO';

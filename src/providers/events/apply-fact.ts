@@ -11,10 +11,11 @@ import type { Queryable } from '../../db/db.ts';
 import { type FactPlan, planRefundFact, planSaleFact, type SaleSnapshot, unknownSale } from '../../domain/fact-plans.ts';
 import type { Fact, FactState, ProviderFact } from '../../domain/provider-facts.ts';
 import type { MoveRefs } from '../../domain/transaction-postings.ts';
+import { unclaimedReceived, unclaimedReturned } from '../../ledger/unclaimed.ts';
 import { settleRefund } from '../../transactions/refund-moves.ts';
 import { moveTransaction } from '../../transactions/transitions.ts';
 import { sendFollowup } from './followups.ts';
-import { findByIdentity, heldOf, recordOnce, type Settled, type StoredEvent, setFollowup, settleEvent } from './store.ts';
+import { findByIdentity, heldOf, recordOnce, type Settled, type StoredEvent, setFollowup, settleEvent, unclaimedOf } from './store.ts';
 import { lockRefund, lockSale, lockSaleById, nameSale } from './subjects.ts';
 
 export interface AppliedFact {
@@ -97,8 +98,13 @@ async function applyStored(q: Queryable, event: StoredEvent, at: Date): Promise<
       const { plan, cashoutId } = await applyPayoutFact(q, fact, at);
       return { state: plan.state, reason: plan.reason, transactionId: null, refundId: null, cashoutId, followup: null };
     }
-    default:
-      return applySaleFact(q, event, fact, at);
+    default: {
+      const settled = await applySaleFact(q, event, fact, at);
+      // A Pix of ours the sale cannot take: at the PSP's account now, owed back to its payer.
+      if (fact.kind === 'PIX_RECEIVED' && settled.followup === 'RETURN')
+        await unclaimedReceived(q, { account: fact.account ?? null, endToEndId: fact.endToEndId, amount: fact.amount });
+      return settled;
+    }
   }
 }
 
@@ -123,6 +129,7 @@ async function applyReturn(q: Queryable, event: StoredEvent, fact: Extract<Fact,
   if (received?.followup !== 'RETURN')
     return { state: 'needs_operator', reason: 'a return of a Pix the gateway never asked for', transactionId: null, refundId: null, followup: null };
   await setFollowup(q, received.id, fact.status, fact.detail, at);
+  if (fact.status === 'DONE') await unclaimedReturned(q, unclaimedOf(received), fact.returnId ?? null);
   return { state: 'applied', reason: null, transactionId: received.transaction_id, refundId: null, followup: null };
 }
 

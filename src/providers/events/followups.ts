@@ -8,9 +8,10 @@ import type { AppContext } from '../../context.ts';
 import { maybeOne, run, sql } from '../../db/sql.ts';
 import type { Fact } from '../../domain/provider-facts.ts';
 import type { PaymentMethod } from '../../domain/transaction-states.ts';
+import { unclaimedReturned } from '../../ledger/unclaimed.ts';
 import { AccountNotConfigured, CAPABILITY_OF, type CardProcessor, type PixPsp } from '../ports.ts';
 import { portOf } from '../registry.ts';
-import { type StoredEvent, setFollowup } from './store.ts';
+import { type StoredEvent, setFollowup, unclaimedOf } from './store.ts';
 
 /** The payment a fact concerns, as its provider names it. */
 function paymentOf(fact: Fact): string | null {
@@ -60,7 +61,10 @@ export async function sendFollowup(ctx: AppContext, eventId: number): Promise<vo
     }
     const key = event.followup_key ?? undefined;
     const sent = await port.giveBack({ paymentId, amountCents: Number(event.amount), ...(key ? { key } : {}) });
-    await setFollowup(ctx.db, event.id, sent.status, sent.detail, ctx.clock.now());
+    await ctx.db.tx(async (q) => {
+      await setFollowup(q, event.id, sent.status, sent.detail, ctx.clock.now());
+      if (sent.status === 'DONE' && event.fact.kind === 'PIX_RECEIVED') await unclaimedReturned(q, unclaimedOf(event), sent.reference ?? null);
+    });
   } catch (error) {
     // Not through: tried again a grace period from now.
     await setFollowup(ctx.db, event.id, event.followup_status ?? 'TO_SEND', null, ctx.clock.now()).catch(() => {});

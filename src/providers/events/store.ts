@@ -162,3 +162,9 @@ export async function countByState(q: Queryable): Promise<Record<FactState, numb
   for (const row of r.rows) counts[row.state] = Number(row.n);
   return counts;
 }
+
+/** The Pix a RETURN followup gives back, as its received fact told it. */
+export function unclaimedOf(received: StoredEvent) {
+  const fact = received.fact as Extract<Fact, { kind: 'PIX_RECEIVED' }>;
+  return { account: fact.account ?? null, endToEndId: fact.endToEndId, amount: fact.amount };
+}
