@@ -296,7 +296,9 @@ describe('reconciliation: the journal per account against every provider record'
     const second = (await psp().pay(txid, 1500)).endToEndId;
     await until('the second Pix returned at the PSP', async () => (await devolvido(second)) !== null);
     await until('the return applied', async () => {
-      await railJob(gw, 'pix-reconcile').run(gw.ctx).catch(() => 0);
+      await railJob(gw, 'pix-reconcile')
+        .run(gw.ctx)
+        .catch(() => 0);
       const r = await gw.ctx.db.query("SELECT 1 FROM journal_lines WHERE account = 'unclaimed_funds' AND reference = $1 AND amount < 0", [second]);
       return r.rows.length === 1;
     });
@@ -337,7 +339,13 @@ describe('reconciliation: the journal per account against every provider record'
     await reconcile();
     const rtrId = (await devolvido(e2e))!.rtrId;
     const findings = (await findingsOf('api-pix:sandbox')).filter((f) => f.reference === e2e || f.reference === rtrId);
-    assert.deepEqual(findings.map((f) => [f.side, f.reference, f.amount]).sort(), [['provider', e2e, 25050], ['provider', rtrId, -25050]].sort());
+    assert.deepEqual(
+      findings.map((f) => [f.side, f.reference, f.amount]).sort(),
+      [
+        ['provider', e2e, 25050],
+        ['provider', rtrId, -25050],
+      ].sort(),
+    );
     assert.equal((await read(id)).status, 'PAGO');
     await verify();
   });
