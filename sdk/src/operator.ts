@@ -10,6 +10,7 @@ import type {
   ProviderEvent,
   ProviderEventResolution,
   ProviderEventsQuery,
+  ReconciliationRun,
   SandboxBoletoPayBody,
   SandboxPixPayBody,
   SandboxSalePayBody,
@@ -153,5 +154,19 @@ export class OperatorClient extends GatewayClient {
     const path = { id: pathId(id) };
     const url = '/admin/provider-events/{id}/resolve';
     return this.send('POST', url, (init) => this.raw.POST(url, { ...init, params: { path }, body }), options);
+  }
+
+  // ---------- reconciliation with the providers' records (CONTRACT §15) ----------
+
+  /** GET /admin/reconciliation?date=YYYY-MM-DD: each provider account's day, matched or with its findings. */
+  getReconciliation(date: string, options?: CallOptions) {
+    const url = '/admin/reconciliation';
+    return this.send('GET', url, (init) => this.raw.GET(url, { ...init, params: { query: { date } } }), options);
+  }
+
+  /** POST /admin/reconciliation/run `{ date, account? }`: 202 at once; read the day with getReconciliation after. */
+  runReconciliation(body: ReconciliationRun, options?: PostOptions) {
+    const url = '/admin/reconciliation/run';
+    return this.send('POST', url, (init) => this.raw.POST(url, { ...init, body }), options);
   }
 }

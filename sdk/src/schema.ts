@@ -599,6 +599,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/reconciliation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A day's reconciliation of every provider account against the provider's own record */
+        get: operations["getReconciliation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/reconciliation/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reconcile a day now (every account, or one); answered at once, read the report after */
+        post: operations["runReconciliation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -917,7 +951,7 @@ export interface components {
          * @description the broken invariant and the ids and sums that show it
          */
         LedgerMismatch: {
-            /** @description posting_balanced, seller_balance, line_seller or refunded_customer_funds */
+            /** @description posting_balanced, seller_balance, line_seller, refunded_customer_funds or funds_line */
             check: string;
         } & {
             [key: string]: unknown;
@@ -1124,6 +1158,66 @@ export interface components {
         RateLimitedError: components["schemas"]["Error"] & {
             /** @enum {string} */
             errorType: "RATE_LIMITED";
+        };
+        /** ReconciliationAccount */
+        ReconciliationAccount: {
+            /** @description the provider account (CONTRACT §11) */
+            account: string;
+            connector: string;
+            /**
+             * @description pending: not reconciled yet, or the provider has not published its record of the day; unreadable: its record could not be read (tried again)
+             * @enum {string}
+             */
+            state: "matched" | "mismatched" | "pending" | "unreadable";
+            /** @description movements of the provider's record booked that day (fees aside) */
+            providerMovements: number;
+            /** @description the journal's movements of the account's funds that day with a provider reference */
+            ledgerMovements: number;
+            matched: number;
+            /** @description their sum, + into the account, in cents */
+            providerTotal: number;
+            /** @description their sum, + into the account, in cents */
+            ledgerTotal: number;
+            /** @description the first 100 findings; every one is a provider event */
+            findings: {
+                /** @enum {string} */
+                side: "provider" | "ledger";
+                reference: string;
+                /** @description as this side has it, in cents */
+                amount: number;
+                /** @description as the other side has it, null when it has none */
+                otherAmount: number | null;
+                /** @description the provider event RECONCILIATION that shows it */
+                eventId: number | null;
+            }[];
+            /** @description addition: every finding of the day */
+            findingCount: number;
+            /** @description addition: the balance the provider reports (Efí), when last read */
+            providerBalance: number | null;
+            /** @description addition: customer_funds:<account> then, the platform's money there */
+            ledgerBalance: number | null;
+            /** @description addition: why the record could not be read */
+            error: string | null;
+            reconciledAt: string | null;
+        };
+        /** ReconciliationDay */
+        ReconciliationDay: {
+            /** Format: date */
+            date: string;
+            accounts: components["schemas"]["ReconciliationAccount"][];
+        };
+        /** ReconciliationRun */
+        ReconciliationRun: {
+            /** @description a calendar date of America/Sao_Paulo, YYYY-MM-DD */
+            date: string;
+            /** @description one account only */
+            account?: string;
+        };
+        /** ReconciliationStarted */
+        ReconciliationStarted: {
+            /** Format: date */
+            date: string;
+            accounts: string[];
         };
         /** Refund */
         Refund: {
@@ -3438,6 +3532,81 @@ export interface operations {
                     "application/json": components["schemas"]["InvalidTransitionError"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["OperatorRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["OperatorServiceUnavailable"];
+        };
+    };
+    getReconciliation: {
+        parameters: {
+            query?: {
+                /** @description a calendar date of America/Sao_Paulo, YYYY-MM-DD; yesterday when omitted */
+                date?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationDay"];
+                };
+            };
+            /** @description - `VALIDATION_ERROR`: `date` is not a calendar date */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            401: components["responses"]["OperatorUnauthorized"];
+            429: components["responses"]["OperatorRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["OperatorServiceUnavailable"];
+        };
+    };
+    runReconciliation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReconciliationRun"];
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationStarted"];
+                };
+            };
+            /** @description - `VALIDATION_ERROR`: the body is not valid JSON, or holds text that cannot be stored (a NUL character, a lone surrogate); `date` is not a calendar date, or `account` is not a configured account */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            401: components["responses"]["OperatorUnauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["OperatorRateLimited"];

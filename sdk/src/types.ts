@@ -76,3 +76,7 @@ export type ProviderEventsPage = ResponseBody<'/admin/provider-events', 'get'>;
 export type ProviderEvent = ItemOf<'/admin/provider-events', 'get'>;
 export type ProviderEventsQuery = WithNumericLimit<QueryOf<'/admin/provider-events', 'get'>>;
 export type ProviderEventResolution = RequestBody<'/admin/provider-events/{id}/resolve', 'post'>;
+export type ReconciliationDay = ResponseBody<'/admin/reconciliation', 'get'>;
+export type ReconciliationAccount = ReconciliationDay['accounts'][number];
+export type ReconciliationRun = RequestBody<'/admin/reconciliation/run', 'post'>;
+export type ReconciliationStarted = ResponseBody<'/admin/reconciliation/run', 'post'>;

@@ -8,11 +8,12 @@ import { ApiError } from '../domain/errors.ts';
 import { BODY_ERRORS, OPERATOR_ERRORS, responses } from '../http/openapi.ts';
 import { Fields, operatorSecurity, type Router } from '../http/router.ts';
 import { accountRecords } from './accounts.ts';
-import { isDay } from './days.ts';
+import { isDay, yesterday } from './days.ts';
 import { dayReport, ReconciliationDay } from './report.ts';
 import { reconcileAccounts } from './run.ts';
 
-const DayText = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'a calendar date of America/Sao_Paulo, YYYY-MM-DD' });
+const day_pattern = '^\\d{4}-\\d{2}-\\d{2}$';
+const DayText = Type.String({ pattern: day_pattern, description: 'a calendar date of America/Sao_Paulo, YYYY-MM-DD' });
 
 function checkedDay(day: string, field: string): string {
   if (!isDay(day)) throw new ApiError('VALIDATION_ERROR', `${field} is not a calendar date`, [{ field, message: 'must be a real date, YYYY-MM-DD' }]);
@@ -29,14 +30,18 @@ export async function reconciliationRoutes(app: Router, ctx: AppContext): Promis
         ...common,
         operationId: 'getReconciliation',
         summary: "A day's reconciliation of every provider account against the provider's own record",
-        querystring: Type.Object({ date: DayText }),
-        response: responses({ 200: ReconciliationDay }, [...OPERATOR_ERRORS, ['VALIDATION_ERROR', '`date` is missing or not a calendar date']]),
+        querystring: Type.Object({
+          date: Type.Optional(
+            Type.String({ pattern: day_pattern, description: 'a calendar date of America/Sao_Paulo, YYYY-MM-DD; yesterday when omitted' }),
+          ),
+        }),
+        response: responses({ 200: ReconciliationDay }, [...OPERATOR_ERRORS, ['VALIDATION_ERROR', '`date` is not a calendar date']]),
       },
     },
     async (request) =>
       dayReport(
         ctx.db,
-        checkedDay(request.query.date, 'date'),
+        request.query.date === undefined ? yesterday(ctx.clock.now()) : checkedDay(request.query.date, 'date'),
         accountRecords(ctx.providers).map((r) => r.account),
       ),
   );

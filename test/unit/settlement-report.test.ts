@@ -243,6 +243,10 @@ test('ids are the same at every read; equal Fee lines stay apart', async () => {
   assert.deepEqual(first, second);
   assert.equal(new Set(first).size, first.length);
   assert.equal(first.filter((id) => id.startsWith('Fee:')).length, 2);
+  // A report regenerated with a column more names its lines the same: a fee read twice is posted once.
+  const wider = [...columns, 'Acquirer'];
+  const regenerated = (await readAll(csv([settled, fee, fee], wider))).movements.map((m) => m.id);
+  assert.deepEqual(regenerated, first);
 });
 
 test('a 10,000-line report is streamed: pages of at most 1,000, read while the source is still being produced', async () => {

@@ -65,6 +65,18 @@ const required_net = [col.netCurrency, col.netDebit, col.netCredit];
 const fee_columns = ['commission (nc)', 'markup (nc)', 'scheme fees (nc)', 'interchange (nc)'];
 
 type Row = Record<string, string | undefined>;
+const identity_columns = [
+  col.merchantAccount,
+  col.psp,
+  col.created,
+  col.zone,
+  col.type,
+  col.modification,
+  ...required_net,
+  col.grossDebit,
+  col.grossCredit,
+  ...fee_columns,
+];
 
 /** The money movement of each reconciled line type, and the reference the gateway's journal names for it. */
 const gross_types: Record<string, { kind: MovementKind; reference: (r: Row) => string }> = {
@@ -206,10 +218,8 @@ function otherCurrency(s: SettlementSummary, currencies: string[], line: number)
 function rowId(r: Row, type: string, batch: string, seen: Map<string, number>): string {
   const modification = v(r, col.modification);
   if (type !== 'Fee' && /^[A-Za-z0-9_-]{1,80}$/.test(modification)) return `${type}:${modification}`;
-  const content = Object.keys(r)
-    .sort()
-    .map((k) => `${k}=${r[k]}`)
-    .join('\n');
+  // Only the columns every settlement report has: a report regenerated with more columns names its lines the same.
+  const content = identity_columns.map((k) => `${k}=${v(r, k)}`).join('\n');
   const digest = createHash('sha256').update(content).digest('hex').slice(0, 24);
   const n = (seen.get(digest) ?? 0) + 1;
   seen.set(digest, n);
