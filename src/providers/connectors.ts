@@ -34,7 +34,7 @@ import { createEfiPixSendClient } from './efi/pix-send-client.ts';
 import { boletoRecord, efiBalance, sentPixRecord } from './efi/records.ts';
 import { sentPixCallback } from './efi/sent-callback.ts';
 import { createFollowupJob, heldFactsJob } from './events/jobs.ts';
-import type { InboundEndpoint, Providers } from './ports.ts';
+import type { CardProcessor, InboundEndpoint, Providers } from './ports.ts';
 import { createRegistry } from './registry.ts';
 import { cardAutopilotJob, payoutAutopilotJob } from './sandbox/autopilot.ts';
 import { openEmbeddedPsp, type SandboxPsp } from './sandbox/embedded-psp.ts';
@@ -81,9 +81,9 @@ interface Deps {
   installationId: string;
 }
 
-/** The embedded PSP, when any rail is the sandbox's (it keeps the sandbox card processor's settlement reports too). */
+/** The embedded PSP, when PIX, payouts or boletos are the sandbox's (it keeps the sandbox card processor's settlement reports too). */
 async function openSandboxPsp(settings: RailSettings, { config, db, clock }: Deps): Promise<SandboxPsp | null> {
-  const rails = [settings.pixRail, settings.payoutRail, settings.boletoRail, settings.cardRail];
+  const rails = [settings.pixRail, settings.payoutRail, settings.boletoRail];
   if (rails.every((r) => r.provider !== 'sandbox')) return null;
   return openEmbeddedPsp({
     db,
@@ -168,7 +168,9 @@ export async function openRails(settings: RailSettings, deps: Deps): Promise<Rai
   // The sandbox mode stands for the payer's bank where a real PSP would need the operator (CONTRACT §5a, §11.4).
   const pixPsp = pix.provider === 'sandbox' ? sandboxPixPsp(apiPix) : apiPix;
   const issuer = boletoRail.provider === 'sandbox' ? sandboxBoletoIssuer(efiBoleto) : efiBoleto;
-  const card = adyen ?? sandboxCardProcessor(psp);
+  const card: CardProcessor = adyen ?? sandboxCardProcessor(psp);
+  // Every other rail real, no embedded PSP: the sandbox card processor keeps no record to reconcile against.
+  if (!adyen && !psp) card.record = undefined;
   const rails = { PIX: pixPsp, CREDIT_CARD: card, DEBIT_CARD: card, BOLETO: issuer, PAYOUT: efi };
   await recordAccounts(deps.db, { pix: pixPsp.account, card: card.account, boleto: issuer.account, payout: efi.account });
   // Another process starting at once may split the same postings: one of the two writes them, the next start finishes.
