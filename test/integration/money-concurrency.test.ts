@@ -207,7 +207,7 @@ test('50 concurrent events from 3 processes: one winner per conflict, paid once,
     const funds = await gw.ctx.db.query<{ transaction_id: unknown; total: unknown }>(
       `
       SELECT p.transaction_id, sum(l.amount)::bigint AS total FROM journal_lines l JOIN postings p ON p.id = l.posting_id
-      WHERE p.seller_id = $1 AND l.account = 'customer_funds' GROUP BY p.transaction_id`,
+      WHERE p.seller_id = $1 AND split_part(l.account, ':', 1) = 'customer_funds' GROUP BY p.transaction_id`,
       [seller.id],
     );
     const byId = new Map(funds.rows.map((r) => [Number(r.transaction_id), Number(r.total)]));
