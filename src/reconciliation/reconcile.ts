@@ -10,9 +10,10 @@ import type { Queryable } from '../db/db.ts';
 import { run, sql } from '../db/sql.ts';
 import type { Account } from '../providers/ports.ts';
 import { type ProviderMovement, RecordNotReady, type RecordReader } from '../providers/record.ts';
+import { keepMovements } from '../providers/record-store.ts';
 import { dayWindow, sideWindows } from './days.ts';
 import { type DayTally, type MatchWindows, matchDay } from './matcher.ts';
-import { keepMovements, postFees } from './record-store.ts';
+import { postFees } from './record-store.ts';
 
 /** An account as reconciliation sees it: how to read its record. */
 export interface AccountRecord {

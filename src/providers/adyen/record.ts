@@ -65,23 +65,3 @@ export async function* movementPages(db: Queryable, account: string, window: { f
     after = { at: last.at, id: last.id };
   }
 }
-
-/** Keeps one page of an account's movements; a movement read before (the same id) is kept as it was. */
-export async function keepMovements(db: Queryable, account: string, page: ProviderMovement[]): Promise<number> {
-  const rows = page.map((m) => ({
-    id: m.id,
-    kind: m.kind,
-    reference: m.reference,
-    amount: m.amount,
-    at: m.at.toISOString(),
-    detail: m.detail ?? null,
-  }));
-  const r = await run(
-    db,
-    sql`INSERT INTO provider_movements (account, id, kind, reference, amount, at, detail)
-        SELECT ${account}, m.id, m.kind, m.reference, m.amount, m.at, m.detail
-        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS m (id text, kind text, reference text, amount bigint, at timestamptz, detail jsonb)
-        ON CONFLICT (account, id) DO NOTHING`,
-  );
-  return r.rowCount;
-}

@@ -10,8 +10,8 @@ import type { AppContext } from '../../context.ts';
 import { backoffMs } from '../../db/db.ts';
 import { maybeOne, run, sql } from '../../db/sql.ts';
 import type { Job, JobLog } from '../../workers/job.ts';
+import { keepMovements } from '../record-store.ts';
 import type { AdyenConnector } from './connector.ts';
-import { keepMovements } from './record.ts';
 import { readSettlementReport, type SettlementSummary } from './settlement-report.ts';
 
 // A download holds its report this long; renewed with every page, so a long report is never taken twice.
