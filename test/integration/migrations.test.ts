@@ -6,6 +6,9 @@ import { test } from 'node:test';
 import type { Db } from '../../src/db/db.ts';
 import { loadMigrations, migrate } from '../../src/db/migrate.ts';
 import { openDb } from '../../src/db/open.ts';
+import { splitHistory } from '../../src/ledger/account-split.ts';
+import { verifyLedger } from '../../src/ledger/verify.ts';
+import { recordAccounts } from '../../src/providers/accounts.ts';
 import { freshDatabase, onPostgres } from '../helpers/databases.ts';
 
 test('migrations apply once; a second run applies nothing', async () => {
@@ -163,6 +166,81 @@ test('migration 024: a boleto sale keeps the location of its Pix, read from its 
       assert.deepEqual(
         rows.rows.map((r) => r.boleto_pix_location),
         ['qrcodespix.sejaefi.com.br/v2/41e0badf811a4ce6ad8a80b306821fce', null],
+      );
+    },
+  );
+});
+
+test('migration 028 and the split at start: history moves to its accounts once, no line rewritten, no balance moved', async () => {
+  const e2e = 'E00000000202611271200abcdefghijk';
+  await migratedAcross(
+    28,
+    async (db) => {
+      const seller = Number(
+        (await db.query<{ id: number }>("INSERT INTO sellers (name, email) VALUES ('A', 'a@example.com') RETURNING id")).rows[0]!.id,
+      );
+      const sale = await db.query<{ id: number }>(
+        `INSERT INTO transactions (seller_id, status, payment_method, amount, fee_schedule, customer_name, customer_email, external_transaction_id, created_at, updated_at, provider, pix_end_to_end_id)
+         VALUES ($1, 'PAGO', 'PIX', 10000, '{}', 'M', 'm@example.com', 'txid1', now(), now(), 'api-pix', $2) RETURNING id`,
+        [seller, e2e],
+      );
+      const cashout = await db.query<{ id: number }>(
+        `INSERT INTO cashouts (seller_id, status, amount, fee_fixed, fee_variable, fee_total, net_amount, pix_key, pix_key_type, created_at, updated_at, provider, provider_data)
+         VALUES ($1, 'COMPLETED', 1000, 200, 0, 200, 800, '52998224725', 'CPF', now(), now(), 'efi', '{"idEnvio":"abc123def4567"}') RETURNING id`,
+        [seller],
+      );
+      const posting = async (kind: string, resource: string, id: number, lines: [string, number][]) => {
+        const p = await db.query<{ id: number }>(
+          `INSERT INTO postings (kind, seller_id, ${resource}, created_at) VALUES ($1, $2, $3, '2026-11-27T15:00:00Z') RETURNING id`,
+          [kind, seller, id],
+        );
+        await db.query(
+          "INSERT INTO journal_lines (posting_id, account, seller_id, amount) SELECT $1, x.account, CASE WHEN x.account IN ('available', 'blocked') THEN $2::bigint END, x.amount FROM unnest($3::text[], $4::bigint[]) AS x (account, amount)",
+          [p.rows[0]!.id, seller, lines.map((l) => l[0]), lines.map((l) => l[1])],
+        );
+      };
+      await posting('FIRST_PAYMENT', 'transaction_id', sale.rows[0]!.id, [
+        ['customer_funds', -10000],
+        ['available', 9801],
+        ['fee_revenue', 199],
+      ]);
+      await posting('CASHOUT_COMPLETED', 'cashout_id', cashout.rows[0]!.id, [
+        ['blocked', -1000],
+        ['payouts', 800],
+        ['fee_revenue', 200],
+      ]);
+      await db.query('INSERT INTO balances (seller_id, available, blocked) VALUES ($1, 9801, -1000)', [seller]);
+    },
+    async (db) => {
+      await recordAccounts(db, {
+        pix: { id: 'api-pix:sandbox', connector: 'api-pix' },
+        card: { id: 'sandbox', connector: 'sandbox' },
+        boleto: { id: 'efi:sandbox', connector: 'efi' },
+        payout: { id: 'efi:sandbox', connector: 'efi' },
+      });
+      assert.equal(await splitHistory(db), 2);
+      assert.equal(await splitHistory(db), 0, 'split once');
+      const sums = await db.query<{ account: string; reference: string | null; total: string }>(
+        "SELECT account, reference, sum(amount)::bigint AS total FROM journal_lines WHERE account NOT IN ('available', 'blocked', 'fee_revenue') GROUP BY 1, 2 HAVING sum(amount) <> 0 ORDER BY 1",
+      );
+      assert.deepEqual(
+        sums.rows.map((r) => [r.account, r.reference, Number(r.total)]),
+        [
+          ['customer_funds:api-pix:sandbox', e2e, -10000],
+          ['customer_funds:efi:sandbox', 'abc123def4567', 800],
+        ],
+        'the history of customer_funds and payouts is at its accounts, with its references',
+      );
+      const splits = await db.query<{ created_at: Date; splits: string }>("SELECT created_at, splits FROM postings WHERE kind = 'ACCOUNT_SPLIT'");
+      assert.equal(splits.rows.length, 2);
+      for (const s of splits.rows) assert.equal(s.created_at.toISOString(), '2026-11-27T15:00:00.000Z', 'dated like the posting it splits');
+      const balances = await db.query<{ available: string; blocked: string }>('SELECT available, blocked FROM balances');
+      assert.deepEqual([Number(balances.rows[0]!.available), Number(balances.rows[0]!.blocked)], [9801, -1000]);
+      assert.equal((await verifyLedger(db)).ok, true);
+      assert.equal(
+        Number((await db.query<{ n: string }>('SELECT funds_split_before AS n FROM installation')).rows[0]!.n),
+        0,
+        'nothing left to split',
       );
     },
   );
