@@ -52,7 +52,9 @@ export async function reconcileDay(ctx: AppContext, rec: AccountRecord, day: str
     }
     if (rec.devolucoesOf) await readOlderDevolucoes(ctx.db, rec, windows);
     await postFees(ctx.db, rec.account.id, sides.provider);
-    balances = { provider: rec.balance ? await rec.balance() : null, ledger: await ledgerBalance(ctx.db, rec.account.id) };
+    // The balance is shown beside the day, not matched: one the provider will not give leaves it unknown, the day read.
+    const provider = rec.balance ? await rec.balance().catch(() => null) : null;
+    balances = { provider, ledger: await ledgerBalance(ctx.db, rec.account.id) };
     const tally = await matchDay(ctx.db, rec.account, day, windows);
     outcome = { state: tally.findingCount === 0 ? 'matched' : 'mismatched', tally, error: null };
   } catch (error) {
