@@ -6,8 +6,8 @@
  * its provider side (its journal side's when alone). Each lone or unequal movement of the day is a
  * provider event RECONCILIATION `needs_operator` with both sides, stored once; nothing moves.
  */
-import type { Queryable } from '../db/db.ts';
-import { one, run, type Sql, sql } from '../db/sql.ts';
+import type { Db, Queryable } from '../db/db.ts';
+import { one, raw, run, type Sql, sql } from '../db/sql.ts';
 import type { Account } from '../providers/ports.ts';
 import type { RecordWindow } from '../providers/record.ts';
 
@@ -43,24 +43,36 @@ const shown_findings = 100;
 /**
  * A boleto híbrido paid by its Pix is one payment in two records, the issuer's (its charge paid) and
  * the PSP's (the Pix received): the journal names one of the two, and the other is its twin, not a
- * second movement.
+ * second movement. Two tests, one per kind, so each is an anti-join on its own key.
  */
-const twinOf = sql`
+const twin_of_charge = sql`
   SELECT 1 FROM transactions t
   JOIN postings ps ON ps.transaction_id = t.id AND ps.kind IN ('FIRST_PAYMENT', 'ACCOUNT_SPLIT')
-  JOIN journal_lines j ON j.posting_id = ps.id AND j.reference IS NOT NULL
-  WHERE t.payment_method = 'BOLETO' AND t.pix_end_to_end_id IS NOT NULL
-    AND ((m.kind = 'BOLETO_PAID' AND t.external_transaction_id = m.reference AND j.reference = t.pix_end_to_end_id)
-      OR (m.kind = 'PIX_RECEIVED' AND t.pix_end_to_end_id = m.reference AND j.reference = t.external_transaction_id))`;
+  JOIN journal_lines j ON j.posting_id = ps.id AND j.reference = t.pix_end_to_end_id
+  WHERE t.payment_method = 'BOLETO' AND t.external_transaction_id = m.reference`;
+const twin_of_pix = sql`
+  SELECT 1 FROM transactions t
+  JOIN postings ps ON ps.transaction_id = t.id AND ps.kind IN ('FIRST_PAYMENT', 'ACCOUNT_SPLIT')
+  JOIN journal_lines j ON j.posting_id = ps.id AND j.reference = t.external_transaction_id
+  WHERE t.payment_method = 'BOLETO' AND t.pix_end_to_end_id = m.reference`;
 
-/** Every pair of the widened windows: provider movement, journal movement, or both. */
-function pairs(account: string, w: MatchWindows): Sql {
+// A day of a million movements takes seconds, above the usual statement limit; sorts kept in memory.
+const match_timeout_ms = 600_000;
+const match_work_mem = '64MB';
+
+/**
+ * Every pair of the widened windows (provider movement, journal movement, or both), computed once
+ * into a table of this transaction, with whether it is the day's and a finding.
+ */
+function pairsTable(account: string, w: MatchWindows): Sql {
   return sql`
-  p AS (
+  CREATE TEMPORARY TABLE day_pairs ON COMMIT DROP AS
+  WITH p AS (
     SELECT m.id, m.kind, m.reference, m.amount, m.at, row_number() OVER (PARTITION BY m.reference ORDER BY m.at, m.id) AS n
     FROM provider_movements m
     WHERE m.account = ${account} AND m.kind <> 'FEE' AND m.at >= ${w.provider.from} AND m.at < ${w.provider.to}
-      AND NOT EXISTS (${twinOf})
+      AND NOT (m.kind = 'BOLETO_PAID' AND EXISTS (${twin_of_charge}))
+      AND NOT (m.kind = 'PIX_RECEIVED' AND EXISTS (${twin_of_pix}))
   ), l AS (
     SELECT j.reference, j.posting_id, -sum(j.amount)::bigint AS amount, min(j.created_at) AS at,
       min(ps.kind) AS kind, min(ps.transaction_id) AS transaction_id, min(ps.cashout_id) AS cashout_id,
@@ -72,12 +84,13 @@ function pairs(account: string, w: MatchWindows): Sql {
   ), pairs AS (
     SELECT coalesce(p.reference, l.reference) AS reference, p.id AS p_id, p.kind AS p_kind, p.amount AS p_amount, p.at AS p_at,
       l.posting_id, l.kind AS l_kind, l.amount AS l_amount, l.at AS l_at, l.transaction_id, l.cashout_id,
-      (p.at >= ${w.day.from} AND p.at < ${w.day.to}) AS p_today, (l.at >= ${w.day.from} AND l.at < ${w.day.to}) AS l_today
+      coalesce(p.at >= ${w.day.from} AND p.at < ${w.day.to}, false) AS p_today,
+      coalesce(l.at >= ${w.day.from} AND l.at < ${w.day.to}, false) AS l_today
     FROM p FULL JOIN l ON l.reference = p.reference AND l.n = p.n
-  ), day AS (
-    SELECT *, (p_id IS NULL OR posting_id IS NULL OR p_amount <> l_amount) AS finding FROM pairs
-    WHERE CASE WHEN p_id IS NOT NULL THEN p_today ELSE l_today END
-  )`;
+  )
+  SELECT *, CASE WHEN p_id IS NOT NULL THEN p_today ELSE l_today END AS today,
+    (p_id IS NULL OR posting_id IS NULL OR p_amount <> l_amount) AS finding
+  FROM pairs`;
 }
 
 /** The provider event a finding is stored as: the provider's row, or the journal's posting when alone. */
@@ -89,31 +102,42 @@ const reason = sql`CASE
   WHEN posting_id IS NULL THEN format('the provider booked %s cents (%s) that the journal never moved', p_amount, p_kind)
   ELSE format('the provider booked %s cents (%s); the journal moved %s (%s)', p_amount, p_kind, l_amount, l_kind) END`;
 
-/** Matches one account's day: stores its findings as provider events and answers the tally. */
-export async function matchDay(q: Queryable, account: Account, day: string, w: MatchWindows): Promise<DayTally> {
-  await run(
-    q,
-    sql`WITH ${pairs(account.id, w)}
-    INSERT INTO provider_events (provider, identity, kind, state, reason, fact, amount, external_reference, transaction_id, cashout_id, received_at, applied_at)
-    SELECT ${account.connector}, ${identity(account.id)}, 'RECONCILIATION', 'needs_operator', ${reason},
-      jsonb_build_object('kind', 'RECONCILIATION', 'account', ${account.id}::text, 'day', ${day}::text, 'reference', reference,
-        'provider', CASE WHEN p_id IS NULL THEN NULL ELSE jsonb_build_object('id', p_id, 'kind', p_kind, 'amount', p_amount, 'at', p_at) END,
-        'ledger', CASE WHEN posting_id IS NULL THEN NULL ELSE jsonb_build_object('postingId', posting_id, 'kind', l_kind, 'amount', l_amount, 'at', l_at) END),
-      coalesce(p_amount, l_amount), reference, transaction_id, cashout_id, now(), now()
-    FROM day WHERE finding
-    ON CONFLICT (provider, identity) DO NOTHING`,
+/** Matches one account's day in one transaction: stores its findings as provider events and answers the tally. */
+export async function matchDay(db: Db, account: Account, day: string, w: MatchWindows): Promise<DayTally> {
+  return db.tx(
+    async (q) => {
+      await run(q, sql`SET LOCAL work_mem = ${raw(`'${match_work_mem}'`)}`);
+      // Rows of the record just stored have no statistics yet: without them the planner takes a million for a few.
+      await run(q, sql`ANALYZE provider_movements`);
+      await run(q, pairsTable(account.id, w));
+      await run(
+        q,
+        sql`INSERT INTO provider_events (provider, identity, kind, state, reason, fact, amount, external_reference, transaction_id, cashout_id, received_at, applied_at)
+        SELECT ${account.connector}, ${identity(account.id)}, 'RECONCILIATION', 'needs_operator', ${reason},
+          jsonb_build_object('kind', 'RECONCILIATION', 'account', ${account.id}::text, 'day', ${day}::text, 'reference', reference,
+            'provider', CASE WHEN p_id IS NULL THEN NULL ELSE jsonb_build_object('id', p_id, 'kind', p_kind, 'amount', p_amount, 'at', p_at) END,
+            'ledger', CASE WHEN posting_id IS NULL THEN NULL ELSE jsonb_build_object('postingId', posting_id, 'kind', l_kind, 'amount', l_amount, 'at', l_at) END),
+          coalesce(p_amount, l_amount), reference, transaction_id, cashout_id, now(), now()
+        FROM day_pairs WHERE today AND finding
+        ON CONFLICT (provider, identity) DO NOTHING`,
+      );
+      return { ...(await tallyOf(q)), findings: await firstFindings(q, account) };
+    },
+    { timeoutMs: match_timeout_ms },
   );
+}
+
+async function tallyOf(q: Queryable): Promise<Omit<DayTally, 'findings'>> {
   const t = one(
     await run<Record<string, string | number>>(
       q,
-      sql`WITH ${pairs(account.id, w)}
-      SELECT count(*) FILTER (WHERE p_id IS NOT NULL AND p_today)::int AS "providerMovements",
+      sql`SELECT count(*) FILTER (WHERE p_id IS NOT NULL AND p_today)::int AS "providerMovements",
         count(*) FILTER (WHERE posting_id IS NOT NULL AND l_today)::int AS "ledgerMovements",
         coalesce(sum(p_amount) FILTER (WHERE p_today), 0)::bigint AS "providerTotal",
         coalesce(sum(l_amount) FILTER (WHERE l_today), 0)::bigint AS "ledgerTotal",
-        (SELECT count(*) FROM day WHERE NOT finding)::int AS matched,
-        (SELECT count(*) FROM day WHERE finding)::int AS "findingCount"
-      FROM pairs`,
+        count(*) FILTER (WHERE today AND NOT finding)::int AS matched,
+        count(*) FILTER (WHERE today AND finding)::int AS "findingCount"
+      FROM day_pairs`,
     ),
   );
   return {
@@ -123,18 +147,16 @@ export async function matchDay(q: Queryable, account: Account, day: string, w: M
     providerTotal: Number(t.providerTotal),
     ledgerTotal: Number(t.ledgerTotal),
     findingCount: Number(t.findingCount),
-    findings: await firstFindings(q, account, w),
   };
 }
 
-async function firstFindings(q: Queryable, account: Account, w: MatchWindows): Promise<Finding[]> {
+async function firstFindings(q: Queryable, account: Account): Promise<Finding[]> {
   const r = await run<{ side: 'provider' | 'ledger'; reference: string; amount: string; other: string | null; event_id: string | null }>(
     q,
-    sql`WITH ${pairs(account.id, w)}
-    SELECT CASE WHEN p_id IS NULL THEN 'ledger' ELSE 'provider' END AS side, reference,
+    sql`SELECT CASE WHEN p_id IS NULL THEN 'ledger' ELSE 'provider' END AS side, reference,
       coalesce(p_amount, l_amount) AS amount, CASE WHEN p_id IS NULL THEN NULL ELSE l_amount END AS other,
       (SELECT e.id FROM provider_events e WHERE e.provider = ${account.connector} AND e.identity = ${identity(account.id)}) AS event_id
-    FROM day WHERE finding ORDER BY coalesce(p_at, l_at), reference LIMIT ${shown_findings}`,
+    FROM day_pairs WHERE today AND finding ORDER BY coalesce(p_at, l_at), reference LIMIT ${shown_findings}`,
   );
   return r.rows.map((f) => ({
     side: f.side,

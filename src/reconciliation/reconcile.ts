@@ -6,7 +6,7 @@
  * tried again later. Nothing here moves a seller's money.
  */
 import type { AppContext } from '../context.ts';
-import type { Queryable } from '../db/db.ts';
+import type { Db, Queryable } from '../db/db.ts';
 import { run, sql } from '../db/sql.ts';
 import type { Account } from '../providers/ports.ts';
 import { type ProviderMovement, RecordNotReady, type RecordReader } from '../providers/record.ts';
@@ -40,6 +40,7 @@ const first_retry_ms = 5 * 60_000;
 const max_retry_ms = 6 * 60 * 60_000;
 const looked_up_batch = 100;
 const max_looked_up = 10_000;
+const day_read_timeout_ms = 600_000;
 
 export async function reconcileDay(ctx: AppContext, rec: AccountRecord, day: string): Promise<DayOutcome> {
   const sides = sideWindows(day, rec.lateByMs);
@@ -69,20 +70,25 @@ export async function reconcileDay(ctx: AppContext, rec: AccountRecord, day: str
  * The journal's devoluções of the day whose Pix was received another day (a refund a week after the
  * sale): the record lists them under their Pix, so those Pix are read one by one.
  */
-async function readOlderDevolucoes(q: Queryable, rec: AccountRecord, w: MatchWindows): Promise<void> {
-  const r = await run<{ e2e: string }>(
-    q,
-    sql`SELECT DISTINCT t.pix_end_to_end_id AS e2e
+async function readOlderDevolucoes(db: Db, rec: AccountRecord, w: MatchWindows): Promise<void> {
+  // It reads the day's journal of the account: a busy day takes longer than the usual statement limit.
+  const r = await db.tx(
+    (q) =>
+      run<{ e2e: string }>(
+        q,
+        sql`SELECT DISTINCT t.pix_end_to_end_id AS e2e
         FROM journal_lines j JOIN postings ps ON ps.id = j.posting_id JOIN transactions t ON t.id = ps.transaction_id
         WHERE j.account = ${`customer_funds:${rec.account.id}`} AND j.reference IS NOT NULL
           AND j.created_at >= ${w.ledger.from} AND j.created_at < ${w.ledger.to}
           AND ps.kind IN ('REFUND_SUCCEEDED', 'MED_LOST') AND t.pix_end_to_end_id IS NOT NULL
           AND NOT EXISTS (SELECT 1 FROM provider_movements m WHERE m.account = ${rec.account.id} AND m.reference = j.reference)
         LIMIT ${max_looked_up}`,
+      ),
+    { timeoutMs: day_read_timeout_ms },
   );
   const ids = r.rows.map((x) => x.e2e);
   for (let i = 0; i < ids.length; i += looked_up_batch) {
-    await keepMovements(q, rec.account.id, (await rec.devolucoesOf?.(ids.slice(i, i + looked_up_batch))) ?? []);
+    await keepMovements(db, rec.account.id, (await rec.devolucoesOf?.(ids.slice(i, i + looked_up_batch))) ?? []);
   }
 }
 
