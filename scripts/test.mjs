@@ -32,6 +32,7 @@ const DEFAULT_CONCURRENCY = availableParallelism() + 1;
 const SLOWEST_FIRST = [
   'process.test',
   'money-property',
+  'reconciliation-property',
   'pix-config',
   'http-timeouts',
   'database-outage',

@@ -3,7 +3,8 @@
  * memory: each movement of the account's record pairs with one journal movement of the same
  * account and reference (the n-th with the n-th, in booking order, so a payout the PSP sent twice
  * leaves one of the two alone), over the day widened by the overlap. A pair belongs to the day of
- * its provider side (its journal side's when alone). Each lone or unequal movement of the day is a
+ * its provider side (its journal side's when alone), and two sides farther apart than the day's
+ * edges allow are two movements alone. Each lone or unequal movement of the day is a
  * provider event RECONCILIATION `needs_operator` with both sides, stored once; nothing moves.
  */
 import type { Db, Queryable } from '../db/db.ts';
@@ -40,6 +41,8 @@ export interface MatchWindows {
 
 const shown_findings = 100;
 
+const interval = (ms: number) => sql`make_interval(secs => ${ms / 1000})`;
+
 /**
  * A boleto híbrido paid by its Pix is one payment in two records, the issuer's (its charge paid) and
  * the PSP's (the Pix received): the journal names one of the two, and the other is its twin, not a
@@ -65,6 +68,8 @@ const match_work_mem = '64MB';
  * into a table of this transaction, with whether it is the day's and a finding.
  */
 function pairsTable(account: string, w: MatchWindows): Sql {
+  // The provider may book up to the overlap earlier than the journal, and the overlap and its delay later.
+  const apart = { laterMs: w.provider.to.getTime() - w.day.to.getTime(), earlierMs: w.day.from.getTime() - w.provider.from.getTime() };
   return sql`
   CREATE TEMPORARY TABLE day_pairs ON COMMIT DROP AS
   WITH p AS (
@@ -81,14 +86,23 @@ function pairsTable(account: string, w: MatchWindows): Sql {
     WHERE j.account = ${`customer_funds:${account}`} AND j.reference IS NOT NULL AND ps.kind <> 'PROVIDER_FEE'
       AND j.created_at >= ${w.ledger.from} AND j.created_at < ${w.ledger.to}
     GROUP BY j.posting_id, j.reference
-  ), pairs AS (
+  ), joined AS (
     SELECT coalesce(p.reference, l.reference) AS reference, p.id AS p_id, p.kind AS p_kind, p.amount AS p_amount, p.at AS p_at,
       l.posting_id, l.kind AS l_kind, l.amount AS l_amount, l.at AS l_at, l.transaction_id, l.cashout_id,
-      coalesce(p.at >= ${w.day.from} AND p.at < ${w.day.to}, false) AS p_today,
-      coalesce(l.at >= ${w.day.from} AND l.at < ${w.day.to}, false) AS l_today
+      -- Farther apart than a day's edges allow: not one movement, but two alone.
+      (p.id IS NOT NULL AND l.posting_id IS NOT NULL
+        AND (p.at - l.at > ${interval(apart.laterMs)} OR l.at - p.at > ${interval(apart.earlierMs)})) AS far
     FROM p FULL JOIN l ON l.reference = p.reference AND l.n = p.n
+  ), pairs AS (
+    SELECT reference, p_id, p_kind, p_amount, p_at, posting_id, l_kind, l_amount, l_at, transaction_id, cashout_id FROM joined WHERE NOT far
+    UNION ALL
+    SELECT reference, p_id, p_kind, p_amount, p_at, NULL, NULL, NULL, NULL, NULL, NULL FROM joined WHERE far
+    UNION ALL
+    SELECT reference, NULL, NULL, NULL, NULL, posting_id, l_kind, l_amount, l_at, transaction_id, cashout_id FROM joined WHERE far
   )
-  SELECT *, CASE WHEN p_id IS NOT NULL THEN p_today ELSE l_today END AS today,
+  SELECT *,
+    -- A pair is the day's of its provider side (its journal side's when alone): counted, totalled and judged there.
+    CASE WHEN p_id IS NOT NULL THEN p_at >= ${w.day.from} AND p_at < ${w.day.to} ELSE l_at >= ${w.day.from} AND l_at < ${w.day.to} END AS today,
     (p_id IS NULL OR posting_id IS NULL OR p_amount <> l_amount) AS finding
   FROM pairs`;
 }
@@ -131,13 +145,10 @@ async function tallyOf(q: Queryable): Promise<Omit<DayTally, 'findings'>> {
   const t = one(
     await run<Record<string, string | number>>(
       q,
-      sql`SELECT count(*) FILTER (WHERE p_id IS NOT NULL AND p_today)::int AS "providerMovements",
-        count(*) FILTER (WHERE posting_id IS NOT NULL AND l_today)::int AS "ledgerMovements",
-        coalesce(sum(p_amount) FILTER (WHERE p_today), 0)::bigint AS "providerTotal",
-        coalesce(sum(l_amount) FILTER (WHERE l_today), 0)::bigint AS "ledgerTotal",
-        count(*) FILTER (WHERE today AND NOT finding)::int AS matched,
-        count(*) FILTER (WHERE today AND finding)::int AS "findingCount"
-      FROM day_pairs`,
+      sql`SELECT count(p_id)::int AS "providerMovements", count(posting_id)::int AS "ledgerMovements",
+        coalesce(sum(p_amount), 0)::bigint AS "providerTotal", coalesce(sum(l_amount), 0)::bigint AS "ledgerTotal",
+        count(*) FILTER (WHERE NOT finding)::int AS matched, count(*) FILTER (WHERE finding)::int AS "findingCount"
+      FROM day_pairs WHERE today`,
     ),
   );
   return {

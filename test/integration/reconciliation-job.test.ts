@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { ApiPixClient } from '../../src/providers/api-pix/client/api-pix-client.ts';
 import { createReconciliationJob } from '../../src/reconciliation/job.ts';
+import { type AccountRecord, reconcileDay } from '../../src/reconciliation/reconcile.ts';
 import { adminHeaders, type Gateway, startGateway } from '../helpers/gateway.ts';
 
 interface Row {
@@ -126,5 +127,44 @@ describe('the daily reconciliation job', () => {
     assert.equal(run.json().details[0].field, 'account');
     const yesterday = await gw.app.inject({ method: 'GET', url: '/admin/reconciliation', headers: adminHeaders });
     assert.equal(yesterday.json().date, '2026-11-20');
+  });
+
+  /** One movement at the PSP and its journal line, each at its own time (São Paulo −03:00). */
+  async function straddling(reference: string, providerAt: string, ledgerAt: string) {
+    await gw.ctx.db.query(
+      "INSERT INTO provider_movements (account, id, kind, reference, amount, at) VALUES ('api-pix:sandbox', $1, 'PIX_RECEIVED', $2, 1000, $3)",
+      [`pix:${reference}`, reference, providerAt],
+    );
+    const posting = await gw.ctx.db.query<{ id: number }>(
+      "INSERT INTO postings (kind, seller_id, created_at) VALUES ('FIRST_PAYMENT', NULL, $1) RETURNING id",
+      [ledgerAt],
+    );
+    await gw.ctx.db.query(
+      "INSERT INTO journal_lines (posting_id, account, amount, reference, created_at) VALUES ($1, 'customer_funds:api-pix:sandbox', -1000, $2, $3), ($1, 'fee_revenue', 1000, NULL, $3)",
+      [posting.rows[0]!.id, reference, ledgerAt],
+    );
+  }
+  const onlyPix = (): AccountRecord => ({ account: { id: 'api-pix:sandbox', connector: 'api-pix' }, readers: [], lateByMs: 0 });
+  const tallyOf = async (day: string) => {
+    const o = await reconcileDay(gw.ctx, onlyPix(), day);
+    const t = o.tally!;
+    return {
+      state: o.state,
+      provider: [t.providerMovements, t.providerTotal],
+      ledger: [t.ledgerMovements, t.ledgerTotal],
+      findings: t.findings.map((f) => [f.side, f.reference]),
+    };
+  };
+
+  test('a movement booked just before midnight by one side and just after by the other is one, counted on one day', async () => {
+    await straddling('E1straddle', '2026-01-10T23:59:50-03:00', '2026-01-11T00:00:10-03:00');
+    assert.deepEqual(await tallyOf('2026-01-10'), { state: 'matched', provider: [1, 1000], ledger: [1, 1000], findings: [] });
+    assert.deepEqual(await tallyOf('2026-01-11'), { state: 'matched', provider: [0, 0], ledger: [0, 0], findings: [] });
+  });
+
+  test('the two sides farther apart than the overlap are two findings, each on its own day', async () => {
+    await straddling('E2apart', '2026-02-10T23:30:00-03:00', '2026-02-11T01:10:00-03:00');
+    assert.deepEqual(await tallyOf('2026-02-10'), { state: 'mismatched', provider: [1, 1000], ledger: [0, 0], findings: [['provider', 'E2apart']] });
+    assert.deepEqual(await tallyOf('2026-02-11'), { state: 'mismatched', provider: [0, 0], ledger: [1, 1000], findings: [['ledger', 'E2apart']] });
   });
 });
