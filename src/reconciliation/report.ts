@@ -1,5 +1,5 @@
 /** A day's reconciliation as the operator reads it (CONTRACT §15): one entry per account, amounts in cents. */
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { Queryable } from '../db/db.ts';
 import { run, sql } from '../db/sql.ts';
 import { StringEnum } from '../http/router.ts';
@@ -39,6 +39,9 @@ export const ReconciliationAccount = Type.Object(
   },
   { title: 'ReconciliationAccount' },
 );
+
+/** An account's day as the report shows it. */
+export type ReconciliationAccountView = Static<typeof ReconciliationAccount>;
 
 export const ReconciliationDay = Type.Object(
   { date: Type.String({ format: 'date' }), accounts: Type.Array(ReconciliationAccount) },

@@ -5,8 +5,10 @@
  * RECONCILIATION stored once; a matched account's totals are equal, and each side's total is what
  * that side moved; reconciling moves no seller's money, and the ledger still verifies.
  */
+
 import assert from 'node:assert/strict';
 import type { DayOutcome } from '../../src/reconciliation/reconcile.ts';
+import type { ReconciliationAccountView as AccountDay } from '../../src/reconciliation/report.ts';
 import { adminHeaders, type Gateway } from './gateway.ts';
 import { CARD_ACCOUNT, EFI_ACCOUNT, PIX_ACCOUNT, providerEvents } from './reconciliation-flows.ts';
 
@@ -26,25 +28,6 @@ export interface Books {
   expected: Expected[];
   provider: Map<string, number>;
   ledger: Map<string, number>;
-}
-
-interface Finding {
-  side: 'provider' | 'ledger';
-  reference: string;
-  amount: number;
-  otherAmount: number | null;
-  eventId: number | null;
-}
-interface AccountDay {
-  account: string;
-  state: string;
-  providerMovements: number;
-  ledgerMovements: number;
-  matched: number;
-  providerTotal: number;
-  ledgerTotal: number;
-  findingCount: number;
-  findings: Finding[];
 }
 
 async function report(gw: Gateway, day: string): Promise<AccountDay[]> {
@@ -108,7 +91,7 @@ function checkTotals(accounts: AccountDay[], books: Books, clean: boolean): void
     assert.equal(a.state, faults.length === 0 ? 'matched' : 'mismatched', `${a.account}: ${JSON.stringify(a)}`);
     if (clean) assert.equal(a.state, 'matched', `${a.account}: a day without faults is matched`);
     if (a.state === 'matched') assert.equal(a.providerTotal, a.ledgerTotal, `${a.account}: a matched day's totals are equal`);
-    const alone = (side: Finding['side']) => a.findings.filter((f) => f.side === side).length;
+    const alone = (side: 'provider' | 'ledger') => a.findings.filter((f) => f.side === side).length;
     assert.deepEqual(
       [a.providerMovements - alone('provider'), a.ledgerMovements - alone('ledger')],
       [a.matched, a.matched],

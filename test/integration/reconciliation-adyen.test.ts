@@ -4,10 +4,12 @@
 // the day reconciled and read as the operator reads it. A clean day matches and posts Adyen's costs
 // once as the platform's; a Settled line of another amount is one finding that moves nothing; a day no
 // report covers yet is pending, and reconciles once the report arrives.
+
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { saoPauloDate } from '../../src/domain/calendar.ts';
 import { dayWindow } from '../../src/reconciliation/days.ts';
+import type { ReconciliationAccountView as AccountDay } from '../../src/reconciliation/report.ts';
 import { reconcileAccounts } from '../../src/reconciliation/run.ts';
 import { type NotificationItemInput, type SettlementRow, settlementCsv } from '../helpers/adyen-double.ts';
 import { accepted, balance, ledgerOk, paidSale, type Rail, read, refund, refundPsp, startRail, stopRail } from '../helpers/adyen-rail.ts';
@@ -15,25 +17,6 @@ import { adminHeaders, railJob } from '../helpers/gateway.ts';
 
 const credentials = { ADYEN_REPORT_USERNAME: 'report@Company.PagarGateway', ADYEN_REPORT_PASSWORD: 'report-password-of-the-test' };
 
-interface Finding {
-  side: 'provider' | 'ledger';
-  reference: string;
-  amount: number;
-  otherAmount: number | null;
-  eventId: number | null;
-}
-interface AccountDay {
-  account: string;
-  state: string;
-  providerMovements: number;
-  ledgerMovements: number;
-  matched: number;
-  providerTotal: number;
-  ledgerTotal: number;
-  findings: Finding[];
-  findingCount: number;
-  error: string | null;
-}
 interface Sale {
   id: number;
   psp: string;

@@ -2,35 +2,16 @@
 // against each provider's own record read over its wire protocol (the embedded PSP speaks the API
 // Pix and Efí's reads as they do). A clean day matches on every account; each fault injected at the
 // provider's side is one finding with both sides, and moves no money.
+
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { saoPauloDate } from '../../src/domain/calendar.ts';
 import { cardAutopilotJob } from '../../src/providers/sandbox/autopilot.ts';
+import type { ReconciliationAccountView as AccountDay } from '../../src/reconciliation/report.ts';
 import { reconcileAccounts } from '../../src/reconciliation/run.ts';
 import { boletoExample, cardExample, pixExample } from '../helpers/fixtures.ts';
 import { fund } from '../helpers/funding.ts';
 import { adminHeaders, type Gateway, railJob, type SellerKeys, startGateway } from '../helpers/gateway.ts';
-
-interface Finding {
-  side: 'provider' | 'ledger';
-  reference: string;
-  amount: number;
-  otherAmount: number | null;
-  eventId: number | null;
-}
-interface AccountDay {
-  account: string;
-  connector: string;
-  state: string;
-  providerMovements: number;
-  ledgerMovements: number;
-  matched: number;
-  providerTotal: number;
-  ledgerTotal: number;
-  findings: Finding[];
-  findingCount: number;
-  error: string | null;
-}
 
 const until = async (what: string, check: () => Promise<boolean>, ms = 10_000) => {
   const end = Date.now() + ms;
