@@ -7,7 +7,8 @@
  */
 import type { Queryable } from '../db/db.ts';
 import { run, sql } from '../db/sql.ts';
-import { fundsOf } from '../domain/ledger.ts';
+import { type Account, fundsOf } from '../domain/ledger.ts';
+import { postingsCte } from './postings.ts';
 
 interface Unclaimed {
   account: string | null;
@@ -32,18 +33,16 @@ export async function unclaimedReturned(q: Queryable, u: Unclaimed, returnId: st
 }
 
 /** Written unless a line of the same sign on unclaimed_funds already names this Pix. */
-async function platformPosting(q: Queryable, kind: string, u: Unclaimed, lines: [string, number, string | null][]): Promise<void> {
+async function platformPosting(q: Queryable, kind: string, u: Unclaimed, lines: [Account, number, string | null][]): Promise<void> {
   if (!Number.isSafeInteger(u.amount) || u.amount <= 0) return;
   const owedSign = Math.sign(lines.find(([account]) => account === 'unclaimed_funds')![1]);
+  const posting = { kind, sellerId: null, lines: lines.map(([account, amount, reference]) => ({ account, amount, reference })) };
   await run(
     q,
     sql`WITH due AS (
-          SELECT nextval('postings_id_seq') AS id WHERE NOT EXISTS (
+          SELECT 1 WHERE NOT EXISTS (
             SELECT 1 FROM journal_lines WHERE account = 'unclaimed_funds' AND reference = ${u.endToEndId} AND sign(amount) = ${owedSign})
-        ), written AS (INSERT INTO postings (id, kind, seller_id) SELECT id, ${kind}, NULL FROM due)
-        INSERT INTO journal_lines (posting_id, account, seller_id, amount, reference)
-        SELECT due.id, x.account, NULL, x.amount, x.reference
-        FROM due, unnest(${lines.map((l) => l[0])}::text[], ${lines.map((l) => l[1])}::bigint[], ${lines.map((l) => l[2])}::text[])
-          AS x (account, amount, reference)`,
+        ), ${postingsCte([posting], 'due')}
+        SELECT count(*) FROM posting_ids`,
   );
 }
