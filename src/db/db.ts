@@ -54,6 +54,18 @@ export class DatabaseUnavailableError extends Error {
   }
 }
 
+/**
+ * A COMMIT was sent and no answer says whether it took (the connection dropped, or the server stopped
+ * waiting for its synchronous standby). Answered like an outage, never as success or failure: the
+ * client's retry with its Idempotency-Key finds what was kept.
+ */
+export class CommitOutcomeUnknownError extends DatabaseUnavailableError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, true, options);
+    this.name = 'CommitOutcomeUnknownError';
+  }
+}
+
 const retryable_sqlstates = new Set(['40001', '40P01']); // serialization failure, deadlock
 
 export function isRetryable(error: unknown): boolean {

@@ -40,7 +40,8 @@ export class PgListener {
   private closed = false;
 
   constructor(
-    private readonly newClient: () => pg.Client,
+    /** A connected client (on the primary, when the URL lists several hosts). */
+    private readonly open: () => Promise<pg.Client>,
     private readonly availability: Availability,
   ) {}
 
@@ -96,16 +97,14 @@ export class PgListener {
   }
 
   private async attempt(): Promise<void> {
-    const client = this.newClient();
-    client.on('error', () => {}); // surfaced as 'end', handled there
-    client.on('notification', (m) => {
-      for (const h of this.subscribers.get(m.channel) ?? []) h.onPayload(m.payload ?? '');
-    });
+    let client: pg.Client | undefined;
     const listened = new Set<string>();
-    let connected = false;
     try {
-      await client.connect();
-      connected = true;
+      client = await this.open();
+      client.on('error', () => {}); // surfaced as 'end', handled there
+      client.on('notification', (m) => {
+        for (const h of this.subscribers.get(m.channel) ?? []) h.onPayload(m.payload ?? '');
+      });
       // Until every channel is LISTENed, those subscribed meanwhile included; only then is it up.
       for (let left = this.unlistened(listened); left.length > 0; left = this.unlistened(listened)) {
         for (const channel of left) {
@@ -114,11 +113,13 @@ export class PgListener {
         }
       }
     } catch (error) {
-      destroyClient(client);
+      if (client) destroyClient(client);
       this.failures++;
-      // A server at its connection limit is up: only the listener waits for a slot. A LISTEN that
-      // failed after the connect is this connection's trouble; the pool's own probe judges the server.
-      if (!connected && (error as { code?: string } | null)?.code !== '53300') this.availability.trip();
+      // A server at its connection limit is up: only the listener waits for a slot. A standby (the
+      // primary moved) is found out by the pool's own check. A LISTEN that failed after the connect is
+      // this connection's trouble; the pool's own probe judges the server.
+      const code = (error as { code?: string } | null)?.code;
+      if (!client && code !== '53300' && code !== 'NOT_PRIMARY') this.availability.trip();
       this.schedule();
       return;
     }

@@ -1,7 +1,9 @@
 import pg from 'pg';
 import { Availability } from './availability.ts';
-import { DatabaseUnavailableError, type Db, isRetryable, type Queryable, type QueryResult, type TxOptions } from './db.ts';
-import { destroyClient, heartbeat_timeout_ms, PgListener } from './pg-listener.ts';
+import { CommitOutcomeUnknownError, DatabaseUnavailableError, type Db, isRetryable, type Queryable, type QueryResult, type TxOptions } from './db.ts';
+import { parseDatabaseUrl } from './hosts.ts';
+import { destroyClient, PgListener } from './pg-listener.ts';
+import { listenerClient, movedOn, PrimaryFinder, sessionFits } from './primary.ts';
 
 // Every wait on the database is bounded; the server enforces the statement limits itself, and the
 // client-side read timeout catches a server that cannot even say so (a partitioned network).
@@ -26,12 +28,22 @@ const server_full_backoff_ms = [25, 50, 100, 200, 400];
 // Errors that say this one connection is gone.
 const lost_codes = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', '57P01', '57P02']); // admin_shutdown, crash_shutdown
 const lost_messages = /Connection terminated|not queryable|Client was closed/;
+// read_only_sql_transaction: the server was a primary and is a standby now (a failover demoted it).
+const read_only = '25006';
+// What a primary says when a COMMIT stopped waiting for its synchronous standby: committed here, maybe
+// not on the standby, so maybe not on the primary that a failover makes next.
+const sync_wait_cancelled = /wait for synchronous replication/;
 
 /** Maps a driver error to what callers act on; the rest pass through untouched. */
 function classify(error: unknown, availability: Availability): unknown {
   if (error instanceof DatabaseUnavailableError) return error;
   const { code = '', message = '' } = (error ?? {}) as { code?: string; message?: string };
   const cause = { cause: error };
+  if (code === read_only) {
+    // Fail fast until the probe has found the new primary; this server's connections are all stale.
+    availability.trip();
+    return new DatabaseUnavailableError('database turned read-only (demoted)', true, cause);
+  }
   if (unreachable_codes.has(code) || code.startsWith('08') || message === 'Query read timeout') {
     availability.trip();
     return new DatabaseUnavailableError('database unreachable', true, cause);
@@ -69,21 +81,24 @@ function statementName(sql: string): string {
   return name;
 }
 
+const generation_of = new WeakMap<pg.Client, number>();
+
 /** A pool whose every wait is bounded, and the set of its clients checked out now. */
-function boundedPool(url: string, poolSize: number): { pool: pg.Pool; checkedOut: Set<pg.PoolClient> } {
+function boundedPool(finder: PrimaryFinder, poolSize: number): { pool: pg.Pool; checkedOut: Set<pg.PoolClient> } {
   const types = {
     getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === 20 ? parseInt8 : pg.types.getTypeParser(oid, format)),
   };
   // pg-pool bounds the queue and each connect with one setting: the pool gets the queue's, and its
-  // clients their own, shorter, connect timeout.
+  // clients their own, shorter, connect timeout. Each connects to the host in use when it is made.
   class QuickConnectClient extends pg.Client {
     constructor(config: pg.ClientConfig = {}) {
-      super({ ...config, connectionTimeoutMillis: connect_timeout_ms });
+      super({ ...config, ...finder.current, connectionTimeoutMillis: connect_timeout_ms });
+      generation_of.set(this, finder.generation);
     }
   }
   const pool = new pg.Pool({
     Client: QuickConnectClient,
-    connectionString: url,
+    ...finder.target.config,
     max: poolSize,
     types,
     keepAlive: true,
@@ -103,22 +118,80 @@ function boundedPool(url: string, poolSize: number): { pool: pg.Pool; checkedOut
   return { pool, checkedOut };
 }
 
-/** A pooled connection; a server at its connection limit frees slots as other clients leave: wait for one, within the pool's wait. */
-async function connectWhenFree(pool: pg.Pool, availability: Availability): Promise<pg.PoolClient> {
+/**
+ * A pooled connection on the host in use; a server at its connection limit frees slots as other clients
+ * leave: wait for one, within the pool's wait. A connection made before the host changed is dropped, and
+ * a new one is checked once (libpq's `target_session_attrs`): a node found to be a standby sends the
+ * finder looking for the primary.
+ */
+async function connectWhenFree(
+  pool: pg.Pool,
+  availability: Availability,
+  finder: PrimaryFinder,
+  checked: WeakSet<pg.Client>,
+): Promise<pg.PoolClient> {
   if (!availability.available) throw new DatabaseUnavailableError('database unreachable', false);
   const deadline = Date.now() + pool_wait_ms;
   for (let attempt = 0; ; attempt++) {
+    let client: pg.PoolClient;
     try {
-      return await pool.connect();
+      client = await pool.connect();
     } catch (error) {
+      // The host in use is gone: another of the URL's may be the primary now (or at start).
+      if (!isServerFull(error) && (await movedOn(finder, error))) continue;
       const pause = server_full_backoff_ms[Math.min(attempt, server_full_backoff_ms.length - 1)]!;
       if (!isServerFull(error) || Date.now() + pause > deadline) throw connectFailure(error, availability);
       await new Promise((resolve) => setTimeout(resolve, pause));
+      continue;
     }
+    if (generation_of.get(client) !== finder.generation) {
+      client.release(true); // made for the host used before a failover
+      continue;
+    }
+    if (checked.has(client)) return client;
+    let fits: boolean;
+    try {
+      fits = await sessionFits(client, finder.target);
+    } catch (error) {
+      client.release(true);
+      throw classify(error, availability);
+    }
+    if (fits) {
+      checked.add(client);
+      return client;
+    }
+    client.release(true);
+    if (Date.now() > deadline) throw new DatabaseUnavailableError('database: no primary found in time', false);
+    await finder.find().catch((error) => {
+      availability.trip();
+      throw error;
+    });
   }
 }
 
 type Runner = <T>(client: pg.PoolClient, sql: string, params?: unknown[], readTimeoutMs?: number) => Promise<QueryResult<T>>;
+
+/**
+ * COMMIT, whose outcome is unknown when the connection drops during it, or when the server stopped
+ * waiting for its synchronous standby (it then says so in a warning and reports success): the caller
+ * must answer neither success nor failure (CONTRACT §16: 503, and the keyed retry finds what was kept).
+ */
+async function commit(client: pg.PoolClient, q: Queryable): Promise<void> {
+  let unreplicated = false;
+  const onNotice = (notice: { message?: string }) => {
+    if (sync_wait_cancelled.test(notice.message ?? '')) unreplicated = true;
+  };
+  client.on('notice', onNotice);
+  try {
+    await q.query('COMMIT');
+  } catch (error) {
+    if (error instanceof DatabaseUnavailableError) throw new CommitOutcomeUnknownError('connection lost during COMMIT', { cause: error });
+    throw error;
+  } finally {
+    client.off('notice', onNotice);
+  }
+  if (unreplicated) throw new CommitOutcomeUnknownError('COMMIT not confirmed by the synchronous standby');
+}
 
 /** fn in one transaction on one client, retried on serialization failures and deadlocks. */
 async function inTransaction<T>(
@@ -136,7 +209,7 @@ async function inTransaction<T>(
       await q.query('BEGIN');
       if (options.timeoutMs) await q.query(`SET LOCAL statement_timeout = ${Math.trunc(options.timeoutMs)}`);
       const result = await fn(q);
-      await q.query('COMMIT');
+      await commit(client, q);
       return result;
     } catch (error) {
       // A lost connection is not rolled back by us (it cannot be): the server does it.
@@ -153,20 +226,20 @@ async function inTransaction<T>(
 }
 
 export function openPostgres(url: string, poolSize: number): Db {
-  const { pool, checkedOut } = boundedPool(url, poolSize);
+  const finder = new PrimaryFinder(parseDatabaseUrl(url), connect_timeout_ms);
+  const { pool, checkedOut } = boundedPool(finder, poolSize);
+  const checked = new WeakSet<pg.Client>();
   const availability = new Availability(
-    () => pool.query({ text: 'SELECT 1', query_timeout: heartbeat_timeout_ms } as pg.QueryConfig),
+    // Back only once a host of the right kind answers; after a failover, that is the new primary.
+    () => finder.find(),
     // Statements in flight when the database vanished would each wait for their own timeout.
     () => {
       for (const c of checkedOut) destroyClient(c);
     },
   );
-  const listener = new PgListener(
-    () => new pg.Client({ connectionString: url, connectionTimeoutMillis: connect_timeout_ms, keepAlive: true }),
-    availability,
-  );
+  const listener = new PgListener(() => listenerClient(finder), availability);
 
-  const connect = () => connectWhenFree(pool, availability);
+  const connect = () => connectWhenFree(pool, availability, finder, checked);
   const run: Runner = async <T>(client: pg.PoolClient, sql: string, params?: unknown[], readTimeoutMs?: number) => {
     if (!availability.available) throw new DatabaseUnavailableError('database unreachable', false);
     // Parameterized statements are prepared once per connection: the big CTE statements of the

@@ -26,6 +26,13 @@ export interface TcpProxy {
   stallOn(match: ((chunk: Buffer) => boolean) | null): void;
   /** Connections stalled by `stallOn` so far. */
   readonly stalled: number;
+  /**
+   * The next chunk a client sends that matches `match` reaches the server, and its client's connection
+   * is cut at once: the server does what it was asked (a COMMIT commits) and nobody hears its answer.
+   */
+  cutAfter(match: ((chunk: Buffer) => boolean) | null): void;
+  /** Connections cut by `cutAfter` so far. */
+  readonly cut: number;
   close(): Promise<void>;
 }
 
@@ -45,6 +52,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   let maxOpen = 0;
   let stalled = 0;
   let stallMatch: ((chunk: Buffer) => boolean) | null = null;
+  let cutMatch: ((chunk: Buffer) => boolean) | null = null;
+  let cut = 0;
   const pairs = new Set<Pair>();
 
   const destroy = (p: Pair) => {
@@ -89,6 +98,16 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       if (p.stalled) return;
       if (mode === 'up' && p.server && !p.server.connecting) p.server.write(d);
       else p.toServer.push(d);
+      if (cutMatch?.(d) && p.server) {
+        cutMatch = null;
+        cut++;
+        const server = p.server;
+        pairs.delete(p);
+        p.server = null; // the server's side ends once it has read what was sent
+        server.removeAllListeners('data');
+        server.end();
+        p.client.destroy();
+      }
     });
     // A connection made during a partition reaches nothing until the network is back.
     if (mode === 'up') openUpstream(p);
@@ -136,6 +155,12 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     },
     get stalled() {
       return stalled;
+    },
+    cutAfter(match) {
+      cutMatch = match;
+    },
+    get cut() {
+      return cut;
     },
     async close() {
       mode = 'down';
