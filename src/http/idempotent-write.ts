@@ -7,6 +7,7 @@
  * is no longer its own: one key never makes two provider calls.
  */
 import { randomBytes } from 'node:crypto';
+import { DatabaseUnavailableError } from '../db/db.ts';
 import { one, run, type Sql, sql } from '../db/sql.ts';
 import type { ProviderReference } from '../domain/provider-reference.ts';
 import { type Refused, refusalError } from '../domain/result.ts';
@@ -90,7 +91,8 @@ export async function idempotentWrite<P>(
   if (claim.kind === 'held') throw inUse();
   if (claim.kind === 'answered') return { ...replayOf(claim.requestHash, claim.status, claim.body, fingerprint), id: null };
   try {
-    const answer = await written(request, fingerprint, ids, plan(await prepare.run(claim.reference)), claim.token);
+    const planned = plan(await prepare.run(claim.reference));
+    const answer = await finishing(() => written(request, fingerprint, ids, planned, claim.token));
     claim.stop(); // ended by the write
     return answer;
   } catch (error) {
@@ -101,6 +103,26 @@ export async function idempotentWrite<P>(
       };
     } finally {
       await claim.release(); // a no-op when the write or the kept refusal ended it, or another request took it over
+    }
+  }
+}
+
+// The provider has answered: its word is written down while the database comes back (a failover takes
+// 10-20 s), within the client's patience (the SDK waits 30 s), rather than dropped for the client's
+// retry to ask the provider again.
+const finish_within_ms = 20_000;
+const finish_pause_ms = [100, 250, 500, 1_000];
+
+/** A write after a provider call, tried again while the database is unavailable, within `finish_within_ms`. */
+async function finishing<T>(write: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + finish_within_ms;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      const pause = finish_pause_ms[Math.min(attempt, finish_pause_ms.length - 1)]!;
+      if (!(error instanceof DatabaseUnavailableError) || Date.now() + pause > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
 }
