@@ -72,7 +72,10 @@ main().catch((error) => {
   if (error instanceof ConfigError) {
     console.error(`configuration error: ${error.message}`);
   } else {
-    console.error('start-up failed:', error instanceof Error ? error.message : error);
+    // The cause says which host or statement failed (a refused connection, a timeout, a standby).
+    const cause = (error as { cause?: { message?: string; code?: string } })?.cause;
+    const why = cause?.message ? ` (${[cause.code, cause.message].filter(Boolean).join(': ')})` : '';
+    console.error(`start-up failed: ${error instanceof Error ? error.message : String(error)}${why}`);
   }
   process.exit(1);
 });

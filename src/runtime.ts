@@ -2,7 +2,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { type Config, type LoadedConfig, loadConfig } from './config.ts';
 import type { Env } from './config-values.ts';
 import { type AppContext, type Clock, systemClock } from './context.ts';
-import type { Db } from './db/db.ts';
+import { backoffMs, DatabaseUnavailableError, type Db } from './db/db.ts';
 import { migrate } from './db/migrate.ts';
 import { openDb } from './db/open.ts';
 import { one, run, sql } from './db/sql.ts';
@@ -24,11 +24,29 @@ export interface Runtime extends AppContext {
   rails: Rails;
 }
 
+// A process started while its database is away (a failover, a node restarting) waits for it this long
+// rather than exiting at once; a process manager restarts it after that.
+const startup_wait_ms = 60_000;
+
+async function databaseAnswers(db: Db): Promise<void> {
+  const deadline = Date.now() + startup_wait_ms;
+  for (let failures = 0; ; failures++) {
+    try {
+      await db.query('SELECT 1');
+      return;
+    } catch (error) {
+      if (!(error instanceof DatabaseUnavailableError) || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, backoffMs(failures, 100, 2_000)));
+    }
+  }
+}
+
 /** Opens the database, applies migrations and wires the shared services of one process. */
 export async function createContext(settings: LoadedSettings, clock: Clock = systemClock): Promise<Runtime> {
   const db = await openDb(settings.databaseUrl, settings.dataDir);
   let rails: Rails | null = null;
   try {
+    await databaseAnswers(db);
     await migrate(db);
     const installationId = one(await run<{ installation_id: string }>(db, sql`SELECT installation_id FROM installation`)).installation_id;
     const resolved = await withInstallationValues(db, settings);

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { Availability } from './availability.ts';
-import { CommitOutcomeUnknownError, DatabaseUnavailableError, type Db, isRetryable, type Queryable, type QueryResult, type TxOptions } from './db.ts';
+import { commit } from './commit.ts';
+import { DatabaseUnavailableError, type Db, isRetryable, type Queryable, type QueryResult, type TxOptions } from './db.ts';
 import { parseDatabaseUrl } from './hosts.ts';
 import { destroyClient, PgListener } from './pg-listener.ts';
 import { listenerClient, movedOn, PrimaryFinder, sessionFits } from './primary.ts';
@@ -28,17 +29,25 @@ const server_full_backoff_ms = [25, 50, 100, 200, 400];
 // Errors that say this one connection is gone.
 const lost_codes = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', '57P01', '57P02']); // admin_shutdown, crash_shutdown
 const lost_messages = /Connection terminated|not queryable|Client was closed/;
+const stale_plan = /cached plan must not change result type/;
+
+class StalePlanError extends DatabaseUnavailableError {
+  constructor(message: string, options: { cause: unknown }) {
+    super(message, true, options);
+  }
+}
+
 // read_only_sql_transaction: the server was a primary and is a standby now (a failover demoted it).
 const read_only = '25006';
-// What a primary says when a COMMIT stopped waiting for its synchronous standby: committed here, maybe
-// not on the standby, so maybe not on the primary that a failover makes next.
-const sync_wait_cancelled = /wait for synchronous replication/;
 
 /** Maps a driver error to what callers act on; the rest pass through untouched. */
 function classify(error: unknown, availability: Availability): unknown {
   if (error instanceof DatabaseUnavailableError) return error;
   const { code = '', message = '' } = (error ?? {}) as { code?: string; message?: string };
   const cause = { cause: error };
+  // A migration changed a table under a statement this connection prepared before it: the statement
+  // never ran; a new connection prepares it again (the caller tries once more).
+  if (code === '0A000' && stale_plan.test(message)) return new StalePlanError('prepared statement outdated by a migration', cause);
   if (code === read_only) {
     // Fail fast until the probe has found the new primary; this server's connections are all stale.
     availability.trip();
@@ -171,28 +180,6 @@ async function connectWhenFree(
 
 type Runner = <T>(client: pg.PoolClient, sql: string, params?: unknown[], readTimeoutMs?: number) => Promise<QueryResult<T>>;
 
-/**
- * COMMIT, whose outcome is unknown when the connection drops during it, or when the server stopped
- * waiting for its synchronous standby (it then says so in a warning and reports success): the caller
- * must answer neither success nor failure (CONTRACT §16: 503, and the keyed retry finds what was kept).
- */
-async function commit(client: pg.PoolClient, q: Queryable): Promise<void> {
-  let unreplicated = false;
-  const onNotice = (notice: { message?: string }) => {
-    if (sync_wait_cancelled.test(notice.message ?? '')) unreplicated = true;
-  };
-  client.on('notice', onNotice);
-  try {
-    await q.query('COMMIT');
-  } catch (error) {
-    if (error instanceof DatabaseUnavailableError) throw new CommitOutcomeUnknownError('connection lost during COMMIT', { cause: error });
-    throw error;
-  } finally {
-    client.off('notice', onNotice);
-  }
-  if (unreplicated) throw new CommitOutcomeUnknownError('COMMIT not confirmed by the synchronous standby');
-}
-
 /** fn in one transaction on one client, retried on serialization failures and deadlocks. */
 async function inTransaction<T>(
   connect: () => Promise<pg.PoolClient>,
@@ -218,7 +205,8 @@ async function inTransaction<T>(
         await client.query('ROLLBACK').catch((e: Error) => {
           broken = e;
         });
-      if (broken || !isRetryable(error) || attempt >= tx_max_attempts) throw error;
+      const again = isRetryable(error) || (error instanceof StalePlanError && attempt === 1);
+      if ((broken && !(error instanceof StalePlanError)) || !again || attempt >= tx_max_attempts) throw error;
     } finally {
       client.release(broken); // with an error, the pool discards the client
     }
@@ -264,15 +252,18 @@ export function openPostgres(url: string, poolSize: number): Db {
       return availability.available;
     },
     async query(sql, params) {
-      const client = await connect();
-      let lost: Error | undefined;
-      try {
-        return await run(client, sql, params);
-      } catch (error) {
-        if (error instanceof DatabaseUnavailableError && error.connectionLost) lost = error;
-        throw error;
-      } finally {
-        client.release(lost); // with an error, the pool discards the client
+      for (let attempt = 1; ; attempt++) {
+        const client = await connect();
+        let lost: Error | undefined;
+        try {
+          return await run(client, sql, params);
+        } catch (error) {
+          if (error instanceof DatabaseUnavailableError && error.connectionLost) lost = error;
+          if (error instanceof StalePlanError && attempt === 1) continue;
+          throw error;
+        } finally {
+          client.release(lost); // with an error, the pool discards the client
+        }
       }
     },
     tx: (fn, options = {}) => inTransaction(connect, run, fn, options),

@@ -245,3 +245,29 @@ test('migration 028 and the split at start: history moves to its accounts once, 
     },
   );
 });
+
+test('a process of the previous release goes on after a migration adds a column under its prepared statements', {
+  skip: !onPostgres && 'needs PostgreSQL',
+}, async () => {
+  const database = await freshDatabase();
+  const old = await openDb(database.url, '.', { poolSize: 1 }); // one connection: the statement is prepared on it
+  const upgrade = await openDb(database.url, '.');
+  try {
+    await migrate(old);
+    const read = `SELECT * FROM sellers WHERE id > $1`;
+    const inTx = () => old.tx((q) => q.query(read, [0]));
+    assert.equal((await old.query(read, [0])).rowCount, 0);
+    assert.equal((await inTx()).rowCount, 0);
+    // What the next release's migration does while this process runs.
+    await upgrade.query(`ALTER TABLE sellers ADD COLUMN next_release_field text`);
+    const single = await old.query<{ next_release_field: string | null }>(read, [0]);
+    assert.equal(single.rowCount, 0, 'a statement prepared before the migration is prepared again, not failed');
+    await old.query(`SELECT pg_sleep(0)`);
+    await upgrade.query(`ALTER TABLE sellers ADD COLUMN another_field text`);
+    assert.equal((await inTx()).rowCount, 0, 'and inside a transaction, tried again on a new connection');
+  } finally {
+    await old.close();
+    await upgrade.close();
+    await database.drop();
+  }
+});
