@@ -8,6 +8,10 @@ const SUMMARY = '#file-summary ';
 // was in (test:start comes only once the tests before it are reported, which a hung test never is).
 const RUNNING = '#file-running ';
 const OUTPUT_LINES_KEPT = 60;
+// A file skipped whole says why (and so how to run it), on one line the runner always shows.
+const NOTE = '#file-note ';
+// A test's measured figures (`t.diagnostic('figure: …')`) are shown the same way, pass or fail.
+const FIGURE = 'figure: ';
 
 export default async function* fileReporter(source) {
   const counts = { tests: 0, pass: 0, fail: 0, skipped: 0, todo: 0 };
@@ -21,6 +25,8 @@ export default async function* fileReporter(source) {
       running[data.nesting] = data.name;
       running.length = data.nesting + 1;
       yield `${RUNNING}${JSON.stringify(running)}\n`;
+    } else if (type === 'test:diagnostic' && data.message.startsWith(FIGURE)) {
+      yield `${NOTE}${data.message.slice(FIGURE.length)}\n`;
     } else if (type === 'test:stdout' || type === 'test:stderr') {
       output.push(data.message);
       if (output.length > OUTPUT_LINES_KEPT) output.shift();
@@ -31,6 +37,7 @@ export default async function* fileReporter(source) {
       const suite = data.details?.type === 'suite';
       if (suite && data.skip === undefined && (type === 'test:pass' || error?.failureType === 'subtestsFailed')) continue;
       counts.tests++;
+      if (data.skip !== undefined && data.nesting === 0 && typeof data.skip === 'string') yield `${NOTE}${data.name}: skipped, ${data.skip}\n`;
       if (data.skip !== undefined) counts.skipped++;
       else if (data.todo !== undefined) counts.todo++;
       else if (type === 'test:pass') counts.pass++;

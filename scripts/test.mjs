@@ -60,6 +60,7 @@ const files = [...find('test'), ...find('sdk/test')]
 const FILE_TIME_LIMIT_MS = Number(process.env.TEST_FILE_TIMEOUT_SECONDS || 1200) * 1000;
 const SUMMARY = '#file-summary ';
 const RUNNING = '#file-running ';
+const NOTE = '#file-note ';
 const verbose = process.env.TEST_REPORTER === 'spec';
 const fileReporter = new URL('./test-reporter.mjs', import.meta.url).href;
 // With spec, the file reporter still runs beside it: its summary line is what the counts come from.
@@ -128,13 +129,14 @@ function runFile(file) {
       clearTimeout(timer);
       running.delete(child);
       const counts = countsOf(text);
-      const report = text
-        .split('\n')
-        .filter((l) => !l.startsWith(SUMMARY) && !l.startsWith(RUNNING))
+      const lines = text.split('\n');
+      const notes = lines.filter((l) => l.startsWith(NOTE)).map((l) => `  ${l.slice(NOTE.length)}`);
+      const report = lines
+        .filter((l) => !l.startsWith(SUMMARY) && !l.startsWith(RUNNING) && !l.startsWith(NOTE))
         .join('\n')
         .trimEnd();
       const failed = code !== 0 || counts === null || counts.fail > 0;
-      resolve({ file, counts, report, failed, seconds: (Date.now() - started) / 1000 });
+      resolve({ file, counts, report, notes, failed, seconds: (Date.now() - started) / 1000 });
     });
   });
 }
@@ -154,6 +156,7 @@ async function worker() {
     const result = await runFile(file);
     results.push(result);
     console.log(lineOf(result));
+    for (const note of result.notes) console.log(note);
     if (result.report && (result.failed || verbose)) console.log(result.report);
   }
 }
