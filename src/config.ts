@@ -3,7 +3,6 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { boolean, ConfigError, checkSecret, type Env, fail, integer, matching, nonEmpty, oneOf } from './config-values.ts';
-import { parseDatabaseUrl } from './db/hosts.ts';
 import { type MerchantField, merchantField } from './domain/pix-brcode.ts';
 import { normalizePixKey, PIX_KEY_MAX_LENGTH, pixKeyTypeOf } from './domain/pix-keys.ts';
 
@@ -64,13 +63,6 @@ export function loadConfig(env: Env): LoadedConfig {
   const databaseUrl = nonEmpty(env.DATABASE_URL);
   if (databaseUrl !== undefined && databaseUrl !== 'memory://' && !/^postgres(ql)?:\/\/.+/.test(databaseUrl)) {
     fail('DATABASE_URL', 'must be postgres://… or memory://');
-  }
-  if (databaseUrl?.startsWith('postgres')) {
-    try {
-      parseDatabaseUrl(databaseUrl);
-    } catch (error) {
-      fail('DATABASE_URL', (error as Error).message);
-    }
   }
   const embedded = databaseUrl === undefined || databaseUrl === 'memory://';
   const dataDir = nonEmpty(env.DATA_DIR) ?? './data';

@@ -1,6 +1,6 @@
 // Moving an installation from the embedded database to PostgreSQL (docs/deployment.md): a gateway on a
 // PGlite DATA_DIR with sellers, paid PIX and card sales, a refund, a cashout and notifications; the
-// command `npm run copy-to-postgres` (src/db/copy-cli.ts, run as the operator runs it, in a process of
+// command `npm run copy-to-postgres` (src/copy-to-postgres/cli.ts, run as the operator runs it, in a process of
 // its own) copies it into an empty PostgreSQL database; a gateway started with the settings it prints
 // goes on where the embedded one stopped. And what the command refuses.
 import assert from 'node:assert/strict';
@@ -52,10 +52,10 @@ async function startOn(env: Record<string, string>, port = 0): Promise<Running> 
   };
 }
 
-/** The command as `npm run copy-to-postgres -- …` runs it (tsx src/db/copy-cli.ts). */
+/** The command as `npm run copy-to-postgres -- …` runs it (tsx src/copy-to-postgres/cli.ts). */
 function copyCommand(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/db/copy-cli.ts', ...args], { timeout: 120_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, ['--import', 'tsx', 'src/copy-to-postgres/cli.ts', ...args], { timeout: 120_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
     });
   });

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { ConfigError } from '../../src/config-values.ts';
 import { DatabaseUrlError, parseDatabaseUrl } from '../../src/db/hosts.ts';
+import { openDb } from '../../src/db/open.ts';
 
 describe('DATABASE_URL read as libpq reads it', () => {
   it('lists every host in the order written, a missing port taking 5432', () => {
@@ -46,5 +48,14 @@ describe('DATABASE_URL read as libpq reads it', () => {
         url,
       );
     }
+  });
+});
+
+describe('a DATABASE_URL the gateway cannot use stops start-up', () => {
+  it('with a configuration error naming the variable, before any connection', async () => {
+    await assert.rejects(
+      openDb('postgres://h1,h2/db?target_session_attrs=standby', '.'),
+      (e: Error) => e instanceof ConfigError && /^DATABASE_URL target_session_attrs=standby/.test(e.message),
+    );
   });
 });

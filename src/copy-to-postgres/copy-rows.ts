@@ -3,7 +3,7 @@
  * side's catalog: the tables with their stored columns and keys, an order the foreign keys accept,
  * the rows themselves, and the sequences.
  */
-import type { Queryable } from './db.ts';
+import type { Queryable } from '../db/db.ts';
 
 /** The schemas copied: the gateway's, and the embedded PSP's when a rail is the sandbox's. */
 export const schemas = ['public', 'sandbox_psp'];

@@ -15,14 +15,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { ConfigError } from '../config.ts';
+import { lockDataDir } from '../db/data-dir-lock.ts';
+import type { Db, Queryable } from '../db/db.ts';
+import { type DatabaseTarget, parseDatabaseUrl } from '../db/hosts.ts';
+import { migrate } from '../db/migrate.ts';
+import { openPglite } from '../db/pglite.ts';
+import { sessionFits } from '../db/primary.ts';
 import { verifyLedger } from '../ledger/verify.ts';
 import { copySequences, copyTable, parentsFirst, parentsOf, sameCounts, type Table, tablesOf } from './copy-rows.ts';
-import { lockDataDir } from './data-dir-lock.ts';
-import type { Db, Queryable } from './db.ts';
-import { type DatabaseTarget, parseDatabaseUrl } from './hosts.ts';
-import { migrate } from './migrate.ts';
-import { openPglite } from './pglite.ts';
-import { sessionFits } from './primary.ts';
 
 /** Not copied, and why; nothing was written to the target. */
 export class CopyRefused extends Error {}
