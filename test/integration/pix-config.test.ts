@@ -26,7 +26,8 @@ function start(env: Record<string, string>): Promise<{ code: number | null; stdo
     stderr += b;
   });
   // A gateway that starts listening did not refuse the setting: stop it, the test then fails on the exit code.
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  // A bound on a hung start only: three at once, each compiling TypeScript, took over 30 s on a loaded 2-core machine.
+  const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
   child.stdout.on('data', () => {
     if (stdout.includes('listening')) child.kill('SIGTERM');
   });
