@@ -32,7 +32,7 @@ export class PgListener {
   private client: pg.Client | null = null;
   private readonly subscribers = new Map<string, Set<ListenHandlers>>();
   private timer: NodeJS.Timeout | null = null;
-  private heartbeat: NodeJS.Timeout | null = null;
+  private heartbeat: NodeJS.Timeout | NodeJS.Immediate | null = null;
   private connecting: Promise<void> | null = null;
   // The channels LISTENed on the current client.
   private listened = new Set<string>();
@@ -161,15 +161,33 @@ export class PgListener {
     this.timer.unref();
   }
 
-  /** One heartbeat at a time, the next one an interval after the last answer. */
+  /**
+   * One heartbeat at a time, the next one an interval after the last answer. Silence is judged only
+   * after the I/O waiting at that moment is read: a process busy for a second (a burst of work, a
+   * loaded machine) fires the timer late, and the answer may already sit in the socket unread.
+   */
   private startHeartbeat(client: pg.Client): void {
     this.stopHeartbeat();
     this.heartbeat = setTimeout(() => {
-      client.query({ text: 'SELECT 1', query_timeout: heartbeat_timeout_ms } as pg.QueryConfig).then(
+      let answered = false;
+      const silence = setTimeout(() => {
+        this.heartbeat = setImmediate(() => {
+          if (answered || this.client !== client) return;
+          this.availability.trip();
+          this.lost(client);
+        });
+      }, heartbeat_timeout_ms);
+      silence.unref();
+      this.heartbeat = silence;
+      client.query('SELECT 1').then(
         () => {
+          answered = true;
+          clearTimeout(silence);
           if (this.client === client) this.startHeartbeat(client);
         },
         () => {
+          answered = true;
+          clearTimeout(silence);
           if (this.client !== client) return;
           this.availability.trip();
           this.lost(client);
@@ -180,7 +198,10 @@ export class PgListener {
   }
 
   private stopHeartbeat(): void {
-    if (this.heartbeat) clearTimeout(this.heartbeat);
+    if (this.heartbeat) {
+      clearTimeout(this.heartbeat as NodeJS.Timeout);
+      clearImmediate(this.heartbeat as NodeJS.Immediate);
+    }
     this.heartbeat = null;
   }
 }

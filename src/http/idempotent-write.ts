@@ -7,7 +7,7 @@
  * is no longer its own: one key never makes two provider calls.
  */
 import { randomBytes } from 'node:crypto';
-import { DatabaseUnavailableError } from '../db/db.ts';
+import { retryWhileUnavailable } from '../db/retry-unavailable.ts';
 import { one, run, type Sql, sql } from '../db/sql.ts';
 import type { ProviderReference } from '../domain/provider-reference.ts';
 import { type Refused, refusalError } from '../domain/result.ts';
@@ -92,7 +92,7 @@ export async function idempotentWrite<P>(
   if (claim.kind === 'answered') return { ...replayOf(claim.requestHash, claim.status, claim.body, fingerprint), id: null };
   try {
     const planned = plan(await prepare.run(claim.reference));
-    const answer = await finishing(() => written(request, fingerprint, ids, planned, claim.token));
+    const answer = await retryWhileUnavailable(() => written(request, fingerprint, ids, planned, claim.token), finish_within_ms);
     claim.stop(); // ended by the write
     return answer;
   } catch (error) {
@@ -111,22 +111,6 @@ export async function idempotentWrite<P>(
 // 10-20 s), within the client's patience (the SDK waits 30 s), rather than dropped for the client's
 // retry to ask the provider again.
 const finish_within_ms = 20_000;
-const finish_pause_ms = [100, 250, 500, 1_000];
-
-/** A write after a provider call, tried again while the database is unavailable, within `finish_within_ms`. */
-async function finishing<T>(write: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + finish_within_ms;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await write();
-    } catch (error) {
-      const pause = finish_pause_ms[Math.min(attempt, finish_pause_ms.length - 1)]!;
-      if (!(error instanceof DatabaseUnavailableError) || Date.now() + pause > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, pause));
-    }
-  }
-}
-
 /**
  * The write and its answer, in one statement; with a claim `token`, the claim ended by it. A key
  * another request answered or claimed meanwhile writes nothing (AnsweredMeanwhile).

@@ -7,6 +7,7 @@
 import type { Config, LoadedConfig } from '../config.ts';
 import type { Env } from '../config-values.ts';
 import type { Db } from '../db/db.ts';
+import { retryWhileUnavailable } from '../db/retry-unavailable.ts';
 import { maybeOne, run, sql } from '../db/sql.ts';
 import { splitHistory } from '../ledger/account-split.ts';
 import type { Job } from '../workers/job.ts';
@@ -193,7 +194,8 @@ export async function openRails(settings: RailSettings, deps: Deps): Promise<Rai
     inbound,
     async listeningAt(baseUrl) {
       listening = baseUrl.replace(/\/+$/, '');
-      await run(deps.db, sql`UPDATE installation SET callback_base_url = ${listening}`);
+      // Start-up goes on through a short outage (a failover under way) rather than exiting.
+      await retryWhileUnavailable(() => run(deps.db, sql`UPDATE installation SET callback_base_url = ${listening}`), 30_000);
       // No public address: the PSP is told this one now (not awaited: start-up goes on), so a Pix is
       // heard at once even when the installation's workers run apart; they tell it again each round,
       // and mend a failure here.
