@@ -101,7 +101,10 @@ function boundedPool(finder: PrimaryFinder, poolSize: number): { pool: pg.Pool; 
   // clients their own, shorter, connect timeout. Each connects to the host in use when it is made.
   class QuickConnectClient extends pg.Client {
     constructor(config: pg.ClientConfig = {}) {
-      super({ ...config, ...finder.current, connectionTimeoutMillis: connect_timeout_ms });
+      // No JIT: every statement here is short, and a cost estimate past its threshold (statistics that
+      // lag a burst of rows) would spend ~100 ms compiling a query that runs in a few.
+      const options = [config.options, '-c jit=off'].filter(Boolean).join(' ');
+      super({ ...config, ...finder.current, options, connectionTimeoutMillis: connect_timeout_ms });
       generation_of.set(this, finder.generation);
     }
   }

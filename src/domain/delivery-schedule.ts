@@ -45,3 +45,31 @@ export function nextStep(
 }
 
 export const isSuccess = (status: number) => status >= 200 && status < 300;
+
+/** How long the schedule keeps a notification alive at most: every delay at its longest jitter. */
+export function scheduleSpanMs(delays: readonly number[] = default_retry_delays_ms): number {
+  return Math.round(delays.reduce((sum, d) => sum + d, 0) * (1 + jitter_ratio));
+}
+
+/**
+ * The circuit of one endpoint (a seller's target URL), as Svix and Stripe keep one: after
+ * `threshold` attempts in a row fail (an error, a timeout, any status but 2xx), it opens and the
+ * endpoint's notifications wait without being attempted; when it has been open `openMs`, one
+ * notification goes as a probe (half-open); a probe that fails opens it again for twice as long, up
+ * to `maxOpenMs`; any success closes it (and releases the endpoint's waiting notifications).
+ */
+export interface CircuitPolicy {
+  threshold: number;
+  openMs: number;
+  maxOpenMs: number;
+}
+
+export const default_circuit: CircuitPolicy = { threshold: 5, openMs: 30 * second, maxOpenMs: hour };
+
+/** How long the circuit stays open its `opened`-th time in a row (1-based), before jitter. */
+export function circuitOpenMs(opened: number, policy: CircuitPolicy = default_circuit): number {
+  return Math.min(policy.maxOpenMs, policy.openMs * 2 ** Math.max(0, Math.min(opened - 1, 30)));
+}
+
+/** A factor of 1 ± 10 % that spreads the probes of circuits opened together. */
+export const jitterFactor = (random = Math.random) => 1 + jitter_ratio * (2 * random() - 1);

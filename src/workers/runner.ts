@@ -69,9 +69,10 @@ export class WorkerRunner {
         unavailable = false;
       } catch (err) {
         if (err === this.stop_signal.signal.reason) break;
-        // An outage is logged once, not once a second per job.
+        // An outage is logged once, not once a second per job; with its reason, since a statement that
+        // ran out of time or a pool that stayed full is not the server being away.
         if (!(err instanceof DatabaseUnavailableError)) this.log.error({ err, job: job.name }, 'worker job failed');
-        else if (!unavailable) this.log.warn({ job: job.name }, 'worker job paused: database unavailable');
+        else if (!unavailable) this.log.warn({ job: job.name, reason: err.message }, 'worker job paused: database unavailable');
         unavailable = err instanceof DatabaseUnavailableError;
         pause = error_backoff_ms;
       }
