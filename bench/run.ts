@@ -11,6 +11,7 @@ import pg from 'pg';
 import { buildBrCode, newTxid } from '../src/domain/pix-brcode.ts';
 import { qrPngDataUri } from '../src/qr/pix-qr.ts';
 import type { BareName } from './bare-sql.ts';
+import { BenchCluster, type ClusterCpu, clusterSkipReason, sharedServerCpuUs } from './cluster.ts';
 import { ensurePgbench, machineCpuUs, machineShare, type PgbenchScript, pgbench, postgresCpuUs } from './pgbench.ts';
 
 const duration_s = Number(process.env.BENCH_SECONDS ?? 5);
@@ -91,6 +92,8 @@ async function stopServer(server: Server): Promise<void> {
 
 interface Figures {
   rps: number;
+  /** requests answered in the measured span */
+  served: number;
   p50: number;
   p99: number;
   errors: number;
@@ -143,6 +146,7 @@ async function load(
   const pgCpuUsPerRequest = s.embedded ? 0 : (postgresCpuUs() - pgBefore) / served;
   return {
     rps: r.requests.average,
+    served,
     p50: r.latency.p50,
     p99: r.latency.p99,
     errors: r.errors,
@@ -419,6 +423,111 @@ async function scenario(label: string, databaseUrl: string | undefined) {
   }
 }
 
+/** One side of the cluster figures: a gateway, its seller, and the CPU so far of its database's processes. */
+interface Side {
+  server: Server;
+  seller: Seller;
+  cpu(): ClusterCpu;
+  /** A connection to the side's database (its primary), for the count of its commits. */
+  stats: pg.Client;
+}
+
+/**
+ * Transactions committed in the side's database so far (pg_stat_database). Backends report theirs
+ * at most once a second, so each reading lags by up to a second; before and after lag alike.
+ */
+const commits = async (side: Side) =>
+  Number((await side.stats.query<{ n: string }>('SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()')).rows[0]!.n);
+
+/** A keyed sale figure on one side: the warm-up, then the measured run with its database's CPU per request. */
+async function sideFigure(side: Side, f: Figure): Promise<{ api: Figures; db: ClusterCpu; commits: number }> {
+  const url = `${side.server.gateway}${f.path}`;
+  const opts = { method: 'POST' as const, headers: side.seller.headers, body: f.body!, requests: keyed };
+  await load(side.server, url, { ...opts, seconds: warmup_s });
+  const before = side.cpu();
+  const committed = await commits(side);
+  const api = await load(side.server, url, opts);
+  const after = side.cpu();
+  const commitsPerRequest = ((await commits(side)) - committed) / Math.max(1, api.served);
+  const per = (k: keyof ClusterCpu) => (after[k] - before[k]) / Math.max(1, api.served);
+  const db = { primary: per('primary'), standbys: per('standbys'), daemons: per('daemons') };
+  // The `pg` figure of this section is the side's own database servers, not every postgres process on the machine.
+  return { api: { ...api, pgCpuUsPerRequest: db.primary + db.standbys }, db, commits: commitsPerRequest };
+}
+
+/** The machine's busy time per request that none of the measured processes spent: other users' work, mostly. */
+const elsewhere = ({ api, db }: { api: Figures; db: ClusterCpu }) => {
+  const us = api.machineUsPerRequest - api.cpuUsPerRequest - api.loaderUsPerRequest - db.primary - db.standbys - db.daemons;
+  return `, ${us.toFixed(0)} µs elsewhere`;
+};
+
+/**
+ * The keyed sale figures on the three-node cluster (synchronous replication) beside the same figures
+ * on the single server, in the same run: each figure on the single server and then on the cluster,
+ * with the same connections, warm-up and duration, a fresh database on each side.
+ */
+async function clusterBesideSingle(singleUrl: string) {
+  console.log(`\n[three-node cluster beside the single server] ${connections} connections, ${warmup_s} s warm-up and ${duration_s} s per figure`);
+  const t0 = performance.now();
+  const cluster = await BenchCluster.start();
+  const servers: Server[] = [];
+  const clients: pg.Client[] = [];
+  try {
+    const members = Object.entries(await cluster.roles()).map(([name, role]) => `${name} ${role}`);
+    const upIn = ((performance.now() - t0) / 1000).toFixed(0);
+    console.log(
+      `  cluster: ${members.join(', ')} on ports ${cluster.portBase}-${cluster.portBase + 2}, up in ${upIn} s; single: ${new URL(singleUrl).host}`,
+    );
+    const admin = new pg.Client({ connectionString: postgres_url });
+    await admin.connect();
+    const dataDir = (await admin.query<{ data_directory: string }>('SHOW data_directory')).rows[0]!.data_directory;
+    await admin.end();
+    // On the shared single server, this run's database's part (when /proc and its data directory are
+    // readable here, as root), else every postgres process on the machine.
+    const singleDb = new URL(singleUrl).pathname.slice(1);
+    const singleCpu = () => ({ primary: sharedServerCpuUs(dataDir, singleDb) ?? postgresCpuUs(), standbys: 0, daemons: 0 });
+    const side = async (url: string, statsUrl: string, cpu: () => ClusterCpu): Promise<Side> => {
+      const server = await startServer(url);
+      servers.push(server);
+      const stats = new pg.Client({ connectionString: statsUrl });
+      clients.push(stats);
+      await stats.connect();
+      const [seller] = await server.call<Seller[]>({ cmd: 'sellers', n: 1, fundCents: 1_000_000_000 });
+      return { server, seller: seller!, cpu, stats };
+    };
+    const single = await side(singleUrl, singleUrl, singleCpu);
+    const clustered = await side(cluster.url, await cluster.leaderUrl(), () => cluster.cpu());
+    for (const f of chosen.filter((x) => x.body)) {
+      const a = await sideFigure(single, f);
+      const b = await sideFigure(clustered, f);
+      console.log(`  ${f.label}, keyed`);
+      console.log(`    single server    ${fmt(a.api)}  (${a.commits.toFixed(2)} commits/req)`);
+      console.log(
+        `    cluster          ${fmt(b.api)}  (${b.commits.toFixed(2)} commits/req; primary ${b.db.primary.toFixed(0)}, standbys ${b.db.standbys.toFixed(0)}, Patroni and etcd ${b.db.daemons.toFixed(0)} µs/req)`,
+      );
+      console.log(
+        `    cluster ÷ single ${ratio(b.api.rps, a.api.rps, '≥ 0.8')}   cores: single ${share(a.api)}${elsewhere(a)}; cluster ${share(b.api)}${elsewhere(b)}`,
+      );
+    }
+    // The database's own limit on each side: pgbench's bare sale insert, at the same connections.
+    if (ensurePgbench()) {
+      try {
+        const a = pgbench(singleUrl, 'sale', single.seller.id, connections, duration_s);
+        const b = pgbench(await cluster.leaderUrl(), 'sale', clustered.seller.id, connections, duration_s);
+        console.log(
+          `  pgbench, bare SQL sale insert: single ${ops(a.tps)} (${share(a)}); cluster ${ops(b.tps)} (${share(b)}); ratio ${(b.tps / a.tps).toFixed(3)}`,
+        );
+      } catch (error) {
+        console.log(`  (pgbench: ${(error as Error).message.split('\n', 1)[0]})`);
+      }
+    }
+  } finally {
+    for (const client of clients) await client.end().catch(() => {});
+    for (const server of servers) await stopServer(server);
+    await cluster.stop();
+  }
+}
+
 function qrCost() {
   const input = { key: '123e4567-e12b-12d1-a456-426655440000', amountCents: 15000, merchantName: 'GATEWAY SANDBOX', merchantCity: 'SAO PAULO' };
   for (let i = 0; i < 500; i++) qrPngDataUri(buildBrCode({ ...input, txid: newTxid() }));
@@ -445,21 +554,33 @@ async function postgresReachable(): Promise<boolean> {
   }
 }
 
-console.log(`node ${process.version}, ${cpus().length} cores`);
-if (wanted('qr')) qrCost();
-if (process.env.BENCH_SKIP_PGLITE !== 'true') await scenario('PGlite, embedded', undefined);
-if (await postgresReachable()) {
+/** A new database on the PostgreSQL at `postgres_url` for `fn`, dropped after it. */
+async function onFreshDatabase(name: string, fn: (url: string) => Promise<void>): Promise<void> {
   const admin = new pg.Client({ connectionString: postgres_url });
   await admin.connect();
-  const name = `gw_bench_${process.pid}`;
   await admin.query(`CREATE DATABASE ${name}`);
   const url = new URL(postgres_url);
   url.pathname = `/${name}`;
   try {
-    await scenario('PostgreSQL', url.toString());
+    await fn(url.toString());
   } finally {
     await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await admin.end();
+  }
+}
+
+const scenario_figures = ['sales', 'balance', 'boleto', 'delivery', 'pay', 'cashout', 'panel', 'login'];
+
+console.log(`node ${process.version}, ${cpus().length} cores`);
+if (wanted('qr')) qrCost();
+const anyScenario = scenario_figures.some(wanted);
+if (anyScenario && process.env.BENCH_SKIP_PGLITE !== 'true') await scenario('PGlite, embedded', undefined);
+if (await postgresReachable()) {
+  if (anyScenario) await onFreshDatabase(`gw_bench_${process.pid}`, (url) => scenario('PostgreSQL', url));
+  if (wanted('cluster')) {
+    const skip = clusterSkipReason();
+    if (skip) console.log(`\n[three-node cluster] skipped: ${skip}`);
+    else await onFreshDatabase(`gw_bench_single_${process.pid}`, clusterBesideSingle);
   }
 } else {
   console.log(`\nPostgreSQL at ${postgres_url} not reachable: PostgreSQL figures skipped`);
