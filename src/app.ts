@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { Registry } from 'prom-client';
 import { cashoutAdminRoutes, cashoutRoutes } from './cashouts/routes.ts';
+import { checkoutRoutes } from './checkout/routes.ts';
 import type { AppContext } from './context.ts';
 import { feeSettingsRoutes } from './fees/fee-settings.ts';
 import { operatorAuth, sellerAuth } from './http/auth.ts';
@@ -203,6 +204,8 @@ async function registerRoutes(app: App, ctx: AppContext, metrics: Registry, limi
   });
   // The seller panel: its own session cookie, forms and HTML (CONTRACT §12).
   await app.register(async (panel) => panelRoutes(panel, ctx, limits));
+  // The shopper's 3-D Secure pages: the token in the path is the only credential (CONTRACT §11.2).
+  await app.register(async (shopper) => checkoutRoutes(shopper, ctx));
   // The payment providers' calls: each endpoint's own credential, no API keys.
   await app.register(async (providers) => inboundRoutes(providers, ctx));
   await app.register(async (operator) => {

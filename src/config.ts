@@ -11,6 +11,8 @@ export type Role = 'api' | 'worker' | 'all';
 export interface Config {
   port: number;
   host: string;
+  /** The gateway's address as shoppers and providers reach it, without a trailing slash: the 3-D Secure pages are built on it. */
+  publicBaseUrl: string;
   databaseUrl: string | undefined;
   dataDir: string;
   embedded: boolean;
@@ -69,9 +71,12 @@ export function loadConfig(env: Env): LoadedConfig {
   if (nonEmpty(env.PROVIDER) !== undefined)
     fail('PROVIDER', 'is gone: each rail has its own, PIX_PROVIDER, CARD_PROVIDER, PAYOUT_PROVIDER and BOLETO_PROVIDER');
   const secrets = embedded ? embeddedSecrets(env, dataDir) : requiredSecrets(env);
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const host = nonEmpty(env.HOST) ?? '127.0.0.1';
   return {
-    port: integer(env, 'PORT', 3000, 0, 65535),
-    host: nonEmpty(env.HOST) ?? '127.0.0.1',
+    port,
+    host,
+    publicBaseUrl: publicBaseUrl(env, host, port),
     databaseUrl,
     dataDir,
     embedded,
@@ -94,6 +99,15 @@ export function loadConfig(env: Env): LoadedConfig {
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 25_000, min_request_timeout_ms, max_request_timeout_ms),
     secretsFile: secrets.file,
   };
+}
+
+/** `PUBLIC_BASE_URL`, or where this process listens: an absolute http(s) URL with no query, kept without a trailing slash. */
+function publicBaseUrl(env: Env, host: string, port: number): string {
+  const raw = nonEmpty(env.PUBLIC_BASE_URL) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const url = URL.parse(raw);
+  if (url === null || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.search || url.hash || url.username)
+    fail('PUBLIC_BASE_URL', `must be an absolute http(s) URL without query, fragment or credentials, got "${raw}"`);
+  return raw.replace(/\/+$/, '');
 }
 
 // Each rail's own loader checks its value; here only whether any names a real provider.

@@ -662,6 +662,17 @@ export interface components {
             errorType: "API_WITHDRAWAL_DISABLED_GLOBALLY";
         };
         /**
+         * AuthenticationInput
+         * @description 3-D Secure: required for DEBIT_CARD, optional for CREDIT_CARD (without it a credit sale is sent with no authentication); refused for other methods. The sale answer's `payment.card.authentication.url` is where the shopper's browser goes next.
+         */
+        AuthenticationInput: {
+            /** @description an absolute https:// URL of at most 2048 characters, without credentials (http:// only on loopback); the seller's page the shopper comes back to, with `saleId` and `status` added to its query */
+            returnUrl: string;
+            browser: components["schemas"]["BrowserInput"];
+            /** @description the shopper's IPv4 or IPv6 address, as the seller's server sees it */
+            ip: string;
+        };
+        /**
          * BadRequestError
          * @description the request is malformed
          */
@@ -687,6 +698,28 @@ export interface components {
          */
         BoletoOptions: {
             dueDate?: string | null;
+        };
+        /**
+         * BrowserInput
+         * @description the shopper's browser, as its page reads it
+         */
+        BrowserInput: {
+            /** @description a string of 1 to 2048 characters, not blank */
+            userAgent: string;
+            /** @description a string of 1 to 2048 characters, not blank */
+            acceptHeader: string;
+            /** @description a BCP 47 language tag, e.g. pt-BR */
+            language: string;
+            /** @description an integer of bits from 1 to 48 (screen.colorDepth) */
+            colorDepth: number;
+            /** @description an integer of pixels from 1 to 100000 (screen.height) */
+            screenHeight: number;
+            /** @description an integer of pixels from 1 to 100000 (screen.width) */
+            screenWidth: number;
+            /** @description an integer of minutes from -840 to 720 (new Date().getTimezoneOffset(), 180 in Brasília) */
+            timeZoneOffset: number;
+            /** @description true or false (navigator.javaEnabled(), false in current browsers) */
+            javaEnabled: boolean;
         };
         /**
          * CardInput
@@ -1291,6 +1324,31 @@ export interface components {
             /** @description data:image/png;base64, QR of exactly `key` */
             qrCodeBase64: string;
         };
+        /**
+         * SaleCard
+         * @description CREDIT_CARD and DEBIT_CARD (addition): `authentication` is set for a sale sent with `authentication` (3-D Secure), null otherwise. When the issuer asks nothing the page sends the shopper straight back with the status.
+         */
+        SaleCard: {
+            authentication: components["schemas"]["SaleCardAuthentication"] | null;
+        };
+        /** SaleCardAuthentication */
+        SaleCardAuthentication: {
+            /**
+             * @description the shopper must go to `url` now
+             * @enum {string}
+             */
+            status: "REQUIRED";
+            /**
+             * Format: uri
+             * @description where the shopper's browser goes: the gateway forwards it to its issuer and back to the sale's returnUrl
+             */
+            url: string;
+            /**
+             * Format: date-time
+             * @description a sale whose shopper has not come back by then is CANCELADO
+             */
+            expiresAt: string;
+        };
         /** SaleCreated */
         SaleCreated: {
             message: string;
@@ -1303,6 +1361,7 @@ export interface components {
             installments: number | null;
             pix: components["schemas"]["SalePix"] | null;
             boleto: components["schemas"]["SaleBoleto"] | null;
+            card: components["schemas"]["SaleCard"] | null;
         };
         /** SalePix */
         SalePix: {
@@ -1332,6 +1391,7 @@ export interface components {
             postbackUrl?: string | null;
             installments?: number | null;
             card?: components["schemas"]["CardInput"] | null;
+            authentication?: components["schemas"]["AuthenticationInput"] | null;
             shipping?: components["schemas"]["ShippingInput"] | null;
             pix?: components["schemas"]["PixOptions"] | null;
             boleto?: components["schemas"]["BoletoOptions"] | null;
@@ -1569,6 +1629,7 @@ export interface components {
             pixKey: string | null;
             cardLastFour: string | null;
             cardBrand: string | null;
+            authenticated: boolean | null;
             boletoCode: string | null;
             boletoPdfUrl: string | null;
             boletoPixKey: string | null;

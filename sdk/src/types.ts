@@ -44,6 +44,12 @@ export type ResendResult = ResponseBody<'/api/notifications/{id}/resend', 'post'
 export type CreateSaleBody = RequestBody<'/api/sales', 'post'>;
 export type CreateSaleResponse = ResponseBody<'/api/sales', 'post'>;
 export type Sale = CreateSaleResponse extends { sale: infer S } ? S : never;
+/** A card sale's 3-D Secure (`authentication` of the request): the seller's return page, the shopper's browser and IP. */
+export type SaleAuthentication = NonNullable<CreateSaleBody['authentication']>;
+/** The shopper's browser as its page reads it (`browserInfo()` of `pagar-gateway-sdk/browser`). */
+export type BrowserInfo = SaleAuthentication['browser'];
+/** `sale.payment.card.authentication` of the answer: where the shopper's browser goes, until when. */
+export type SaleCardAuthentication = NonNullable<NonNullable<Sale['payment']['card']>['authentication']>;
 export type Transaction = ResponseBody<'/api/transactions/{id}', 'get'>;
 export type TransactionsPage = ResponseBody<'/api/transactions', 'get'>;
 export type TransactionsQuery = WithNumericLimit<QueryOf<'/api/transactions', 'get'>>;

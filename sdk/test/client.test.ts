@@ -4,8 +4,29 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fund } from '../../test/helpers/funding.ts';
 import { ADMIN_TOKEN } from '../../test/helpers/gateway.ts';
-import { type Fetch, GatewayError, OperatorClient, PaginationLimitError, SellerClient } from '../src/index.ts';
-import { boletoSale, cardSale, FAST, pixSale, type SdkBench, startBench } from './harness.ts';
+import { type BrowserInfo, DEFAULT_ACCEPT_HEADER } from '../src/browser.ts';
+import {
+  type Fetch,
+  GatewayError,
+  OperatorClient,
+  PaginationLimitError,
+  type SaleAuthentication,
+  type SaleCardAuthentication,
+  SellerClient,
+} from '../src/index.ts';
+import { boletoSale, cardSale, debitSale, FAST, pixSale, type SdkBench, startBench } from './harness.ts';
+
+/** What browserInfo() reads on a phone (sdk/test/browser.test.ts runs it on faked globals). */
+const browser: BrowserInfo = {
+  userAgent: 'Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36',
+  acceptHeader: DEFAULT_ACCEPT_HEADER,
+  language: 'pt-BR',
+  colorDepth: 24,
+  screenHeight: 915,
+  screenWidth: 412,
+  timeZoneOffset: 180,
+  javaEnabled: false,
+};
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -71,6 +92,26 @@ describe('SDK against a real gateway', () => {
       assert.deepEqual([tx.paymentMethod, tx.cardLastFour, tx.installments], ['CREDIT_CARD', '1111', 3]);
       assert.equal(tx.cardBrand?.toLowerCase(), 'visa');
       assert.equal(tx.shipping?.zipCode, '01001000');
+    });
+
+    test("a debit sale with 3-D Secure: the answer names the shopper's page, the transaction whether it was authenticated", async () => {
+      const authentication: SaleAuthentication = {
+        returnUrl: 'https://loja.example.com/pedido/retorno',
+        browser: { ...browser, acceptHeader: DEFAULT_ACCEPT_HEADER },
+        ip: '203.0.113.7',
+      };
+      const { sale } = await client.createSale({ ...debitSale(), authentication });
+      const auth: SaleCardAuthentication | null | undefined = sale.payment.card?.authentication;
+      assert.equal(auth?.status, 'REQUIRED');
+      assert.match(auth?.url ?? '', /\/checkout\/3ds\/[A-Za-z0-9_-]{32}$/);
+      assert.ok(Date.parse(auth?.expiresAt ?? '') > Date.parse(sale.createdAt));
+      const tx = await client.getTransaction(sale.id);
+      assert.deepEqual([tx.paymentMethod, tx.status, tx.authenticated], ['DEBIT_CARD', 'PENDENTE', null]);
+      // Without it, a debit sale is refused, naming the field.
+      const e = await refusal(() => client.createSale(debitSale()));
+      assert.deepEqual([e.status, e.details.map((d) => d.field)], [400, ['authentication']]);
+      const pix = await client.createSale(pixSale(1500));
+      assert.equal(pix.sale.payment.card, null);
     });
 
     test('bad input: a GatewayError with status, errorType VALIDATION_ERROR, field details and the request id', async () => {

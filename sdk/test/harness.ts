@@ -3,7 +3,7 @@
 // (notification delivery, the PSP callback registration) run by hand.
 import type { AddressInfo } from 'node:net';
 import { createDeliveryJob } from '../../src/notifications/delivery.ts';
-import { boletoExample, cardExample, pixExample } from '../../test/helpers/fixtures.ts';
+import { boletoExample, cardExample, debitExample, pixExample } from '../../test/helpers/fixtures.ts';
 import { ADMIN_TOKEN, type Gateway, type GatewayOptions, railJob, type SellerKeys, startGateway } from '../../test/helpers/gateway.ts';
 import { type CreateSaleBody, OperatorClient, type RetryPolicy, SellerClient } from '../src/index.ts';
 
@@ -66,6 +66,12 @@ export const pixSale = (amount = 15000, extra: Json = {}) => pixExample({ amount
 
 /** CONTRACT §4's credit-card sale of a physical product (16000 = 15000 + shipping 1000, 3 installments). */
 export const cardSale = (number = '4111111111111111') => cardExample(number) as CreateSaleBody;
+
+/** A debit sale without its `authentication` (a 5555… Mastercard, an e-book of 4990 cents): the test adds it. */
+export const debitSale = (): CreateSaleBody => {
+  const { authentication: _, ...body } = debitExample();
+  return body as CreateSaleBody;
+};
 
 /** A boleto sale (a CNPJ with punctuation, two lines, 25050 cents). */
 export const boletoSale = () => boletoExample() as CreateSaleBody;

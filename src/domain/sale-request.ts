@@ -4,6 +4,7 @@
  * The schema (sale-schema.ts) checks the shape; this module adds the rules that span fields.
  */
 
+import { isIP } from 'node:net';
 import { isPlainObject } from './body-schema.ts';
 import { addDays, saoPauloDate } from './calendar.ts';
 import { type CardBrand, validateCard } from './card.ts';
@@ -29,6 +30,22 @@ export interface ShippingInput {
   state: string;
   zipCode: string;
   fee: number;
+}
+
+/** The shopper's side of 3-D Secure (CONTRACT §11.2): where it comes back to, and what the issuer needs of its browser. */
+export interface AuthenticationInput {
+  returnUrl: string;
+  browser: {
+    userAgent: string;
+    acceptHeader: string;
+    language: string;
+    colorDepth: number;
+    screenHeight: number;
+    screenWidth: number;
+    timeZoneOffset: number;
+    javaEnabled: boolean;
+  };
+  ip: string;
 }
 
 export interface CardDetails {
@@ -57,6 +74,7 @@ export type SaleRequest = SaleBase &
         paymentMethod: 'PIX' /** `expiresInSeconds: null` means the charge never expires. */;
         pix: { expiresInSeconds: number | null };
         card: null;
+        authentication: null;
         installments: null;
         boleto: null;
       }
@@ -64,11 +82,20 @@ export type SaleRequest = SaleBase &
         paymentMethod: 'CREDIT_CARD' /** The CVV is checked and never returned (PCI DSS 3.3.1). */;
         card: CardDetails /** as given or 1 */;
         installments: number;
+        /** null: sent without 3-D Secure. */
+        authentication: AuthenticationInput | null;
         pix: null;
         boleto: null;
       }
-    | { paymentMethod: 'DEBIT_CARD'; card: CardDetails; installments: null; pix: null; boleto: null }
-    | { paymentMethod: 'BOLETO' /** YYYY-MM-DD in America/Sao_Paulo. */; boleto: { dueDate: string }; card: null; installments: null; pix: null }
+    | { paymentMethod: 'DEBIT_CARD'; card: CardDetails; installments: null; pix: null; boleto: null; authentication: AuthenticationInput }
+    | {
+        paymentMethod: 'BOLETO' /** YYYY-MM-DD in America/Sao_Paulo. */;
+        boleto: { dueDate: string };
+        card: null;
+        installments: null;
+        pix: null;
+        authentication: null;
+      }
   );
 
 export type SaleRequestResult = Result<SaleRequest>;
@@ -139,6 +166,7 @@ function checkTotal(j: Judgement): void {
 
 const METHOD_PARTS = {
   card: ['CREDIT_CARD', 'DEBIT_CARD'],
+  authentication: ['CREDIT_CARD', 'DEBIT_CARD'],
   installments: ['CREDIT_CARD'],
   pix: ['PIX'],
   boleto: ['BOLETO'],
@@ -172,6 +200,26 @@ function checkCard(j: Judgement, method: 'CREDIT_CARD' | 'DEBIT_CARD', now: Date
   // The schema has already said what is wrong with a field's type.
   for (const e of result.refusal.details ?? []) if (!typed.has(e.field)) j.add(e.field, e.message);
   return null;
+}
+
+const loopback_hosts = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** Required for DEBIT_CARD (acquirers authenticate every online debit); the return is https, or http on this machine. */
+function checkAuthentication(j: Judgement, method: 'CREDIT_CARD' | 'DEBIT_CARD'): AuthenticationInput | null {
+  const given = j.body.authentication;
+  if (given === undefined || given === null) {
+    if (method === 'DEBIT_CARD') j.add('authentication', 'is required for DEBIT_CARD (3-D Secure)');
+    return null;
+  }
+  if (!j.sound('authentication')) return null;
+  const url = URL.parse(given.returnUrl);
+  if (url === null) j.add('authentication.returnUrl', 'must be a valid URL');
+  else if (url.protocol !== 'https:' && !loopback_hosts.has(url.hostname))
+    j.add('authentication.returnUrl', 'must be https:// (http:// only on loopback)');
+  if (isIP(given.ip) === 0) j.add('authentication.ip', 'must be an IPv4 or IPv6 address');
+  const b = given.browser;
+  const browser = pick(b, 'userAgent', 'acceptHeader', 'language', 'colorDepth', 'screenHeight', 'screenWidth', 'timeZoneOffset', 'javaEnabled');
+  return { returnUrl: given.returnUrl, browser, ip: given.ip };
 }
 
 function checkDueDate(j: Judgement, now: Date): string {
@@ -217,6 +265,7 @@ export function validateSaleRequest(body: unknown, now: Date): SaleRequestResult
   checkShippingNeeded(j);
   checkTotal(j);
   const card = method === 'CREDIT_CARD' || method === 'DEBIT_CARD' ? checkCard(j, method, now) : null;
+  const authentication = method === 'CREDIT_CARD' || method === 'DEBIT_CARD' ? checkAuthentication(j, method) : null;
   const dueDate = method === 'BOLETO' ? checkDueDate(j, now) : null;
   if (j.errors.length > 0 || method === null) return invalid(j.errors);
   const b = j.body;
@@ -227,11 +276,12 @@ export function validateSaleRequest(body: unknown, now: Date): SaleRequestResult
     postbackUrl: b.postbackUrl ?? null,
   };
   const shipping = b.shipping ? shippingOf(b.shipping) : null;
-  const none = { installments: null, card: null, pix: null, boleto: null };
+  const none = { installments: null, card: null, pix: null, boleto: null, authentication: null };
   if (method === 'PIX') return ok({ ...head, paymentMethod: method, ...none, shipping, pix: { expiresInSeconds: pixExpiry(b.pix) } });
   if (method === 'BOLETO' && dueDate !== null) return ok({ ...head, paymentMethod: method, ...none, shipping, boleto: { dueDate } });
   if (method === 'CREDIT_CARD' && card !== null)
-    return ok({ ...head, paymentMethod: method, ...none, installments: b.installments ?? 1, card, shipping });
-  if (method === 'DEBIT_CARD' && card !== null) return ok({ ...head, paymentMethod: method, ...none, card, shipping });
+    return ok({ ...head, paymentMethod: method, ...none, installments: b.installments ?? 1, card, shipping, authentication });
+  if (method === 'DEBIT_CARD' && card !== null && authentication !== null)
+    return ok({ ...head, paymentMethod: method, ...none, card, shipping, authentication });
   throw new Error(`sale request: a ${method} sale passed every check without its part`);
 }

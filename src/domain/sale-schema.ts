@@ -87,6 +87,40 @@ const Shipping = Type.Object(
   { title: 'ShippingInput', 'x-description': 'required when any item is tangible; its `fee` is part of the amount' },
 );
 
+// What an issuer's 3-D Secure 2 needs of the shopper's browser (EMV 3DS browser fields, as Adyen's
+// browserInfo takes them): the seller's checkout page reads them (the SDK's browserInfo() does).
+const Browser = Type.Object(
+  {
+    userAgent: text(2048),
+    acceptHeader: text(2048),
+    language: Type.String({ maxLength: 35, pattern: '^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$', description: 'a BCP 47 language tag, e.g. pt-BR' }),
+    colorDepth: integer(1, 48, 'an integer of bits from 1 to 48 (screen.colorDepth)'),
+    screenHeight: integer(1, 100_000, 'an integer of pixels from 1 to 100000 (screen.height)'),
+    screenWidth: integer(1, 100_000, 'an integer of pixels from 1 to 100000 (screen.width)'),
+    timeZoneOffset: integer(-840, 720, 'an integer of minutes from -840 to 720 (new Date().getTimezoneOffset(), 180 in Brasília)'),
+    javaEnabled: Type.Boolean({ description: 'true or false (navigator.javaEnabled(), false in current browsers)' }),
+  },
+  { title: 'BrowserInput', 'x-description': "the shopper's browser, as its page reads it" },
+);
+
+const Authentication = Type.Object(
+  {
+    returnUrl: Type.String({
+      maxLength: url_max_length,
+      pattern: POSTBACK_URL,
+      description: `an absolute https:// URL of at most ${url_max_length} characters, without credentials (http:// only on loopback)`,
+      'x-description': "the seller's page the shopper comes back to, with `saleId` and `status` added to its query",
+    }),
+    browser: Browser,
+    ip: Type.String({ maxLength: 45, description: "the shopper's IPv4 or IPv6 address, as the seller's server sees it" }),
+  },
+  {
+    title: 'AuthenticationInput',
+    'x-description':
+      "3-D Secure: required for DEBIT_CARD, optional for CREDIT_CARD (without it a credit sale is sent with no authentication); refused for other methods. The sale answer's `payment.card.authentication.url` is where the shopper's browser goes next.",
+  },
+);
+
 export const SaleBody = Type.Object(
   {
     amount: integer(100, MAX_SALE_AMOUNT, `an integer of cents from 100 to ${MAX_SALE_AMOUNT}`, {
@@ -107,6 +141,7 @@ export const SaleBody = Type.Object(
       integer(1, MAX_INSTALLMENTS, `an integer from 1 to ${MAX_INSTALLMENTS}`, { default: 1, 'x-description': 'CREDIT_CARD only' }),
     ),
     card: nullable(Card),
+    authentication: nullable(Authentication),
     shipping: nullable(Shipping),
     pix: nullable(
       Type.Object(

@@ -4,14 +4,18 @@ import { run, sql } from '../db/sql.ts';
 import { saoPauloDate } from '../domain/calendar.ts';
 import { readBalance } from '../ledger/balances.ts';
 import { listTransactions, type ShownRow } from '../transactions/transactions-repo.ts';
+import { awaitingAuthentication } from './authentication.ts';
 import type { DayTotal } from './chart.ts';
 
 const day_ms = 24 * 60 * 60_000;
+const idOf = (s: { id: number }) => s.id;
 
 export interface Home {
   balance: { available: number; blocked: number; total: number };
   days: DayTotal[];
   latest: ShownRow[];
+  /** The latest sales still waiting for their shopper's 3-D Secure. */
+  awaiting: Set<number>;
 }
 
 export async function homeOf(q: Queryable, sellerId: number, now: Date): Promise<Home> {
@@ -30,5 +34,6 @@ export async function homeOf(q: Queryable, sellerId: number, now: Date): Promise
     days.push({ day, cents: byDay.get(saoPauloDate(day)) ?? 0 });
   }
   const latest = await listTransactions(q, { sellerId, beforeId: null, limit: 10 });
-  return { balance, days, latest };
+  const awaiting = await awaitingAuthentication(q, latest.map(idOf));
+  return { balance, days, latest, awaiting };
 }

@@ -18,6 +18,15 @@ export const sale_statuses: Record<TransactionStatus, string> = {
   MED: 'Em contestação (MED)',
 };
 
+/** A PENDENTE card sale whose shopper has not passed 3-D Secure yet (CONTRACT §11.2), in place of "Pendente". */
+export const awaiting_authentication = 'Aguardando autenticação';
+
+/** Whether a card sale's shopper passed 3-D Secure (the transaction's `authenticated`). */
+export const authentication_results: Record<'authenticated' | 'failed', string> = {
+  authenticated: 'Autenticado com 3-D Secure',
+  failed: 'Autenticação recusada ou abandonada',
+};
+
 export const payment_methods: Record<PaymentMethod, string> = {
   PIX: 'PIX',
   CREDIT_CARD: 'Cartão de crédito',

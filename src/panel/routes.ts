@@ -16,6 +16,7 @@ import type { RateLimits } from '../http/rate-limit.ts';
 import type { Router } from '../http/router.ts';
 import { accountPages } from './account-pages.ts';
 import { acceptInvite, csrfMatches, endSession, login, openInvite, password_min_length, startSession } from './accounts.ts';
+import { saleStatusLabel } from './authentication.ts';
 import { cashoutPages } from './cashout-pages.ts';
 import { salesChartSvg } from './chart.ts';
 import { panelError } from './error-page.ts';
@@ -24,7 +25,7 @@ import { reais, whenSaoPaulo } from './format.ts';
 import { homeOf } from './home.ts';
 import { integrationPages } from './integration-pages.ts';
 import { keyPages } from './key-pages.ts';
-import { labelOf, payment_methods, sale_statuses } from './labels.ts';
+import { payment_methods } from './labels.ts';
 import { PasswordHasher } from './passwords.ts';
 import { salesPages } from './sales-pages.ts';
 import { Form, field, formExpired, formSession, page, pageHeaders, pageSession, sessionCookie, setSession } from './session.ts';
@@ -162,7 +163,7 @@ function homeRoutes(app: Router, ctx: AppContext): void {
         id: s.id,
         when: whenSaoPaulo(s.created_at),
         method: payment_methods[s.payment_method],
-        status: labelOf(sale_statuses, s.status),
+        status: saleStatusLabel(s.status, home.awaiting.has(Number(s.id))),
         amount: reais(s.amount),
       })),
     });

@@ -5,6 +5,7 @@ import { ok } from '../domain/result.ts';
 import { qrPngDataUri } from '../qr/pix-qr.ts';
 import { ownTransaction, withItems } from '../transactions/own-transaction.ts';
 import { refundsOf } from '../transactions/refunds-repo.ts';
+import { awaitingAuthentication } from './authentication.ts';
 
 export interface HistoryRow {
   event: string;
@@ -44,5 +45,7 @@ export async function saleDetail(ctx: AppContext, sellerId: number, id: number) 
   const payable = row.pix_code ?? row.boleto_pix_code;
   const qr = row.status === 'PENDENTE' && payable ? qrPngDataUri(payable) : null;
   const left = row.amount - row.refunded_amount - row.refund_pending;
-  return ok({ row, sale, history: history.rows, notifications: notifications.rows, refunds, qr, refundable: left });
+  // A card sale whose shopper has not passed 3-D Secure yet (CONTRACT §11.2).
+  const awaiting = (await awaitingAuthentication(ctx.db, [id])).has(id);
+  return ok({ row, sale, history: history.rows, notifications: notifications.rows, refunds, qr, refundable: left, awaiting });
 }

@@ -1,4 +1,5 @@
 /** A sale's page as the seller reads it: every code in words, money in reais, dates in São Paulo time. */
+import { authenticationLabel, saleStatusLabel } from './authentication.ts';
 import { formatDocument, formatPhone, reais, whenSaoPaulo } from './format.ts';
 import {
   announcedStatus,
@@ -18,7 +19,8 @@ export function saleView(d: Detail) {
   const { row, sale } = d;
   return {
     sale,
-    status: labelOf(sale_statuses, row.status),
+    status: saleStatusLabel(row.status, d.awaiting),
+    authentication: authenticationLabel(sale.authenticated),
     created: labelOf(sale_statuses, 'PENDENTE'),
     method: labelOf(payment_methods, row.payment_method),
     when: whenSaoPaulo(row.created_at),

@@ -12,9 +12,11 @@ import type { ProviderReference } from '../domain/provider-reference.ts';
 import type { Refusal, Refused, Result } from '../domain/result.ts';
 import type { ShippingInput } from '../domain/sale-request.ts';
 import type { PaymentMethod } from '../domain/transaction-states.ts';
+import type { CardAnswer, CardReference, CardSubmission } from './card-port.ts';
 import type { ProviderMovement, RecordReader } from './record.ts';
 
 export type { ProviderName } from '../domain/provider-facts.ts';
+export type { CardAnswer, CardAuthentication, CardOutcome, CardReference, CardSubmission, ShopperAction } from './card-port.ts';
 
 export interface PixCharge {
   txid: string;
@@ -57,24 +59,6 @@ export interface BoletoIssued {
   pdfUrl: string | null;
   /** The Pix BR Code of a boleto híbrido, when the issuer makes one. */
   pixCode: string | null;
-}
-
-export type CardOutcome = 'APPROVED' | 'DECLINED' | 'PROCESSING_ERROR';
-export interface CardReference {
-  /** null: the payment is known by the sale's own id (given at the write, in the same statement). */
-  externalId: string | null;
-  /** Kept with the sale (provider_data) for the provider's own later steps; never card data. */
-  providerData: Record<string, unknown> | null;
-}
-/** A written card sale handed to a processor that decides over the network; the card lives only in memory. */
-export interface CardSubmission {
-  saleId: number;
-  amountCents: number;
-  method: 'CREDIT_CARD' | 'DEBIT_CARD';
-  installments: number;
-  card: { number: string; holderName: string; expirationMonth: number; expirationYear: number; cvv: string; brand: CardBrand };
-  customer: { name: string; email: string; document: string | null; phone: string | null };
-  shipping: { street: string; number: string; city: string; state: string; zipCode: string } | null;
 }
 
 /** A cashout to pay: its net amount to the seller's key (CONTRACT §8, §11.3). */
@@ -155,8 +139,13 @@ export interface CardProcessor {
   readonly account: Account;
   /** At the sale's write (sync): the reference kept with it. The number is seen here and never stored. */
   reference(input: { amountCents: number; installments: number; brand: CardBrand; number: string }): CardReference;
-  /** After the write: the processor's word on the payment, as facts (none when it decides later). Never throws. */
-  authorise(sale: CardSubmission): Promise<ProviderFact[]>;
+  /** After the write: the processor's word on the payment, as facts (none when it decides later), and the shopper's next step. Never throws. */
+  authorise(sale: CardSubmission): Promise<CardAnswer>;
+  /**
+   * The shopper is back from the issuer (3-D Secure) with `redirectResult`: the payment's result, as
+   * facts. Called once per sale (the first return). Never throws.
+   */
+  details(input: { saleId: number; redirectResult: string; providerData: Record<string, unknown> | null }): Promise<ProviderFact[]>;
   /** Captures an authorised payment (manual capture); DONE's detail is the capture's reference. */
   capture(payment: { saleId: number; paymentId: string; amountCents: number }): Promise<{ status: 'DONE' | 'REFUSED'; detail: string }>;
   refund(input: RefundInput): Promise<RefundOutcome>;

@@ -2,6 +2,7 @@ import type { Queryable } from '../db/db.ts';
 import { one, run, sql } from '../db/sql.ts';
 import { cardFingerprint } from '../domain/card.ts';
 import { type ProviderReference, reference_kept_ms } from '../domain/provider-reference.ts';
+import { randomBytes } from '../domain/random.ts';
 import { ok, type Result, refuse } from '../domain/result.ts';
 import type { SaleRequest } from '../domain/sale-request.ts';
 import type { Account, BoletoIssued, PixCharge, Providers } from '../providers/ports.ts';
@@ -21,6 +22,8 @@ export interface CreatedSale {
   installments: number | null;
   pix: { code: string; txid: string; expiresAt: Date | null; qrCodeBase64: string } | null;
   boleto: CreatedBoleto | null;
+  /** 3-D Secure: the shopper's page and until when it can be used; null for a sale sent without `authentication`. */
+  authentication: { token: string; expiresAt: Date } | null;
 }
 
 export interface CreatedBoleto {
@@ -113,8 +116,9 @@ export function plannedSale(
   prepared: Prepared,
 ): { row: SaleRow; created(id: number): CreatedSale } {
   const m = methodFields(deps, sale, now, prepared);
+  const authentication = sale.authentication && { token: authenticationToken(), expiresAt: new Date(now.getTime() + authentication_ttl_ms) };
   return {
-    row: saleRow(sellerId, sale, m, now),
+    row: saleRow(sellerId, sale, m, now, authentication),
     created: (id) => ({
       id,
       sale,
@@ -128,16 +132,26 @@ export function plannedSale(
         pdfUrl: m.boleto.pdfUrl,
         pix: m.boleto.pixCode === null ? null : { key: m.boleto.pixCode, qrCodeBase64: qrPngDataUri(m.boleto.pixCode) },
       },
+      authentication,
     }),
   };
 }
+
+// CONTRACT §11.2: a shopper who has not come back from the issuer by then will not; the sale is cancelled.
+const authentication_ttl_ms = 15 * 60_000;
+
+/** The shopper's capability for the 3-D Secure pages: 192 random bits, URL-safe. */
+const authenticationToken = () => randomBytes(24).toString('base64url');
 
 // A registered boleto is read back from Efí this long after it is made (its notifications come first).
 const first_boleto_check_ms = 5 * 60_000;
 
 /** The sale's row, written by sale-writes.ts with its items; the fee schedule in force is snapshotted there. */
-function saleRow(sellerId: number, sale: SaleRequest, m: MethodFields, now: Date): SaleRow {
+function saleRow(sellerId: number, sale: SaleRequest, m: MethodFields, now: Date, authentication: CreatedSale['authentication']): SaleRow {
   return {
+    auth_token: authentication?.token ?? null,
+    auth_return_url: sale.authentication?.returnUrl ?? null,
+    auth_expires_at: authentication?.expiresAt ?? null,
     given_id: m.id,
     seller_id: sellerId,
     payment_method: sale.paymentMethod,

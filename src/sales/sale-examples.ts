@@ -1,7 +1,7 @@
 /**
  * The POST /api/sales examples of the OpenAPI document (CONTRACT §4's, and one per method): the
  * sandbox accepts each (test/integration/openapi.test.ts). Cards are the sandbox's test cards; the
- * CPF's check digits are valid.
+ * CPF's check digits are valid; the shopper's IP is a documentation address (RFC 5737).
  */
 import type { BodyExample } from '../http/openapi.ts';
 
@@ -67,13 +67,34 @@ export const saleExamples: Record<string, BodyExample> = {
     },
   },
   debitCard: {
-    summary: 'Debit card (Mastercard), a digital product',
+    summary: 'Debit card (Mastercard) with 3-D Secure, a digital product',
+    description: [
+      "Debit requires `authentication`: the shopper's browser as its page reads it (the SDK's `browserInfo()`), its IP as the seller's server sees it, and the seller's page it comes back to.",
+      'The answer carries where the shopper goes next:',
+      '`"card": { "authentication": { "status": "REQUIRED", "url": "http://127.0.0.1:3000/checkout/3ds/{token}", "expiresAt": "…15 minutes after createdAt…" } }`',
+      'under `sale.payment`. Send the browser to `url`; it comes back to `returnUrl` with `saleId` and `status` in the query (the sandbox issuer fails every card ending in 0002).',
+    ].join(' '),
     value: {
       amount: 4990,
       paymentMethod: 'DEBIT_CARD',
       customer: { name: 'João Souza', email: 'joao@example.com', phone: '2133334444' },
       items: [{ title: 'E-book', unitPrice: 4990, quantity: 1, tangible: false }],
       card: card('5555555555554444'),
+      authentication: {
+        returnUrl: 'https://loja.example.com/pedido/retorno?pedido=1042',
+        browser: {
+          userAgent:
+            'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1',
+          acceptHeader: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+          language: 'pt-BR',
+          colorDepth: 24,
+          screenHeight: 844,
+          screenWidth: 390,
+          timeZoneOffset: 180,
+          javaEnabled: false,
+        },
+        ip: '203.0.113.7',
+      },
     },
   },
   creditCardDeclined: {

@@ -36,6 +36,29 @@ const SaleBoleto = Type.Object(
   { title: 'SaleBoleto' },
 );
 
+const SaleCard = Type.Object(
+  {
+    authentication: Nullable(
+      Type.Object(
+        {
+          status: StringEnum(['REQUIRED'] as const, { description: 'the shopper must go to `url` now' }),
+          url: Type.String({
+            format: 'uri',
+            description: "where the shopper's browser goes: the gateway forwards it to its issuer and back to the sale's returnUrl",
+          }),
+          expiresAt: Type.String({ format: 'date-time', description: 'a sale whose shopper has not come back by then is CANCELADO' }),
+        },
+        { title: 'SaleCardAuthentication' },
+      ),
+    ),
+  },
+  {
+    title: 'SaleCard',
+    'x-description':
+      'CREDIT_CARD and DEBIT_CARD (addition): `authentication` is set for a sale sent with `authentication` (3-D Secure), null otherwise. When the issuer asks nothing the page sends the shopper straight back with the status.',
+  },
+);
+
 /** The spec's Sale: money as strings of cents, shipping as JSON text (the spec's units). */
 const Sale = Type.Object(
   {
@@ -50,6 +73,7 @@ const Sale = Type.Object(
         installments: Nullable(Type.Integer({ description: 'CREDIT_CARD only' })),
         pix: Nullable(SalePix),
         boleto: Nullable(SaleBoleto),
+        card: Nullable(SaleCard),
       },
       { title: 'SalePayment' },
     ),
@@ -62,7 +86,11 @@ const Sale = Type.Object(
 /** POST /api/sales answer. */
 export const SaleCreated = Type.Object({ message: Type.String(), sale: Sale }, { title: 'SaleCreated' });
 
-export function saleCreatedView({ id, sale, createdAt, installments, pix, boleto }: CreatedSale) {
+/** The shopper's 3-D Secure page of a sale (CONTRACT §11.2). */
+export const authenticationUrl = (publicBaseUrl: string, token: string) => `${publicBaseUrl}/checkout/3ds/${token}`;
+
+export function saleCreatedView({ id, sale, createdAt, installments, pix, boleto, authentication }: CreatedSale, publicBaseUrl: string) {
+  const card = sale.paymentMethod === 'CREDIT_CARD' || sale.paymentMethod === 'DEBIT_CARD';
   const shipping = shippingObject(sale.shipping);
   return {
     message: 'Sale created',
@@ -77,6 +105,15 @@ export function saleCreatedView({ id, sale, createdAt, installments, pix, boleto
         installments,
         pix: pix ? { key: pix.code, qrCodeBase64: pix.qrCodeBase64, expiresAt: iso(pix.expiresAt), txid: pix.txid } : null,
         boleto,
+        card: card
+          ? {
+              authentication: authentication && {
+                status: 'REQUIRED',
+                url: authenticationUrl(publicBaseUrl, authentication.token),
+                expiresAt: authentication.expiresAt.toISOString(),
+              },
+            }
+          : null,
       },
       shipping: shipping ? JSON.stringify(shipping) : null,
       createdAt: createdAt.toISOString(),

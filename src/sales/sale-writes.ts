@@ -48,6 +48,10 @@ export interface SaleRow {
   account: string;
   at: Date;
   items: { title: string; unit_price: number; quantity: number; tangible: boolean }[];
+  /** 3-D Secure (a card sale sent with `authentication`): the shopper's token, its return and its expiry; null otherwise. */
+  auth_token: string | null;
+  auth_return_url: string | null;
+  auth_expires_at: Date | null;
 }
 
 export type SaleWrite = SaleRow & { answer: KeyedAnswer | null };
@@ -86,7 +90,8 @@ export async function writeSales(db: Db, sales: SaleWrite[]): Promise<(number | 
         pix_code text, pix_txid text, pix_expires_at timestamptz, pix_charge text,
         boleto_code text, boleto_barcode text, boleto_due_date date, boleto_pdf_url text, boleto_pix_code text, boleto_charge text,
         next_check_at timestamptz, external_id text, provider_data jsonb, provider text, account text, at timestamptz, items jsonb,
-        keyed boolean, endpoint text, key text, request_hash text, status int, head text, tail text, expires_at timestamptz, claim_token text)
+        keyed boolean, endpoint text, key text, request_hash text, status int, head text, tail text, expires_at timestamptz, claim_token text,
+        auth_token text, auth_return_url text, auth_expires_at timestamptz)
     ), ended AS (
       DELETE FROM idempotency_claims c USING input i
       WHERE i.claim_token IS NOT NULL AND c.seller_id = i.seller_id AND c.endpoint = i.endpoint AND c.key = i.key AND c.claimed_by = i.claim_token
@@ -124,6 +129,10 @@ export async function writeSales(db: Db, sales: SaleWrite[]): Promise<(number | 
       FROM input i JOIN written w ON w.id = i.id,
         ROWS FROM (jsonb_to_recordset(i.items) AS (title text, unit_price bigint, quantity int, tangible boolean)) WITH ORDINALITY AS x (title, unit_price, quantity, tangible, o)
       ORDER BY i.n, x.o
+    ), authentications AS (
+      INSERT INTO card_authentications (transaction_id, token, return_url, expires_at, created_at)
+      SELECT i.id, i.auth_token, i.auth_return_url, i.auth_expires_at, i.at
+      FROM input i JOIN written w ON w.id = i.id WHERE i.auth_token IS NOT NULL
     )
     SELECT i.n, i.id, EXISTS (SELECT 1 FROM written w WHERE w.id = i.id) AS written FROM input i ORDER BY i.n`,
   );

@@ -46,7 +46,7 @@ export async function sell(ctx: AppContext, ask: SaleAsk): Promise<Written> {
       const sale = plannedSale(ctx, ask.sellerId, parsed.value, now, made.value);
       return {
         write: (keyAnswer) => writeSale(ctx.db, { ...sale.row, answer: keyAnswer }),
-        answer: (id) => ({ made: saleCreatedView(sale.created(id)) }),
+        answer: (id) => ({ made: saleCreatedView(sale.created(id), ctx.config.publicBaseUrl) }),
       };
     },
     parsed.ok && needsPreparing(parsed.value)

@@ -1,4 +1,5 @@
-import { sql } from '../db/sql.ts';
+import type { AppContext } from '../context.ts';
+import { run, sql } from '../db/sql.ts';
 import { saoPauloDate } from '../domain/calendar.ts';
 import { claimEach } from '../workers/claim.ts';
 import type { Job } from '../workers/job.ts';
@@ -19,9 +20,26 @@ export const expiryJob: Job = {
         (payment_method = 'PIX' AND pix_expires_at < ${now}) OR
         (payment_method = 'BOLETO' AND boleto_due_date < ${saoPauloDate(now)}::date - ${boleto_grace_days}::int))
       ORDER BY id LIMIT ${batch_size}`;
-    return claimEach<{ id: number }>(ctx.db, due, (q, { id }) => moveTransaction(q, id, 'EXPIRED', now));
+    const expired = await claimEach<{ id: number }>(ctx.db, due, (q, { id }) => moveTransaction(q, id, 'EXPIRED', now));
+    return expired + (await cancelAbandoned(ctx, now));
   },
 };
+
+/**
+ * Card sales whose shopper did not come back from 3-D Secure in time (CONTRACT §11.2): PENDENTE →
+ * CANCELADO, the authentication failed. Nothing was debited; a late AUTHORISATION is a fact the
+ * sale can no longer take, and goes to the operator.
+ */
+async function cancelAbandoned(ctx: AppContext, now: Date): Promise<number> {
+  const due = sql`
+    SELECT a.transaction_id AS id FROM card_authentications a JOIN transactions t ON t.id = a.transaction_id
+    WHERE a.returned_at IS NULL AND a.result IS NULL AND a.expires_at <= ${now} AND t.status = 'PENDENTE'
+    ORDER BY a.expires_at LIMIT ${batch_size}`;
+  return claimEach<{ id: number }>(ctx.db, due, async (q, { id }) => {
+    await run(q, sql`UPDATE card_authentications SET result = 'FAILED' WHERE transaction_id = ${id} AND result IS NULL`);
+    return moveTransaction(q, id, 'CANCELLED', now);
+  });
+}
 
 /**
  * Releases reserves that fell due, for sales in PAGO. A sale in MED or CHARGEBACK waits: its

@@ -63,6 +63,12 @@ export const Transaction = Type.Object(
     pixKey: Nullable(Type.String({ description: 'the BR Code copia e cola, PIX only' })),
     cardLastFour: Nullable(Type.String({ description: 'card only' })),
     cardBrand: Nullable(Type.String({ description: 'card only: VISA, MASTERCARD, ELO, AMEX, HIPERCARD or DINERS' })),
+    authenticated: Nullable(
+      Type.Boolean({
+        description:
+          'card only (addition): whether the shopper passed 3-D Secure; false when it failed or never came back, null when none was asked or the answer is not in yet',
+      }),
+    ),
     boletoCode: Nullable(Type.String({ description: 'the 47-digit linha digitável, boleto only' })),
     boletoPdfUrl: Nullable(Type.String({ description: "the boleto's PDF at its issuer, when it made one" })),
     boletoPixKey: Nullable(Type.String({ description: 'the BR Code that pays the boleto by Pix (boleto híbrido), when its issuer made one' })),
@@ -90,6 +96,7 @@ export function transactionView(row: ShownRow, items: ItemRow[]) {
     pixKey: row.pix_code,
     cardLastFour: row.card_last_four,
     cardBrand: row.card_brand,
+    authenticated: row.authenticated ?? null,
     boletoCode: row.boleto_code,
     boletoPdfUrl: row.boleto_pdf_url,
     boletoPixKey: row.boleto_pix_code,

@@ -63,7 +63,10 @@ export interface ItemRow {
 }
 
 // Dates come back as text so a business date never shifts with the process time zone.
-const columns = sql`t.*, t.boleto_due_date::text AS boleto_due_date`;
+// 3-D Secure (CONTRACT §11.2): whether the shopper was authenticated; null when none was asked (or not yet known).
+export const authenticated_column = `(SELECT CASE a.result WHEN 'AUTHENTICATED' THEN true WHEN 'FAILED' THEN false END
+  FROM card_authentications a WHERE a.transaction_id = t.id) AS authenticated`;
+const columns = sql`t.*, t.boleto_due_date::text AS boleto_due_date, ${raw(authenticated_column)}`;
 
 export async function findTransaction(q: Queryable, id: number): Promise<TransactionRow | null> {
   const r = await run<TransactionRow>(q, sql`SELECT ${columns} FROM transactions t WHERE t.id = ${id}`);
@@ -116,8 +119,8 @@ export const SHOWN_FIELDS = [
   'installments',
   'shipping',
 ] as const satisfies readonly (keyof TransactionRow)[];
-export type ShownRow = Pick<TransactionRow, (typeof SHOWN_FIELDS)[number]>;
-const shown_columns = raw(SHOWN_FIELDS.map((f) => `t.${f}`).join(', '));
+export type ShownRow = Pick<TransactionRow, (typeof SHOWN_FIELDS)[number]> & { authenticated?: boolean | null };
+const shown_columns = raw(`${SHOWN_FIELDS.map((f) => `t.${f}`).join(', ')}, ${authenticated_column}`);
 
 export async function listTransactions(q: Queryable, f: ListFilter): Promise<ShownRow[]> {
   const status = f.status ?? null;

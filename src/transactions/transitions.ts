@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/db.ts';
 import { CONFLICT, retryOnConflict } from '../db/optimistic.ts';
-import { maybeOne, one, run, sql } from '../db/sql.ts';
+import { maybeOne, one, raw, run, sql } from '../db/sql.ts';
 import type { Posting } from '../domain/ledger.ts';
 import { type OutboxTarget, transactionTargets, type WebhookTarget } from '../domain/notification-payloads.ts';
 import { type MoveRefs, postingsAt, reserveRelease, salePostings } from '../domain/transaction-postings.ts';
@@ -10,7 +10,7 @@ import { outboxCte } from '../notifications/outbox.ts';
 import { type RefundWrite, refundCte } from './refund-cte.ts';
 import { saleMoney, withMoneyUpdate } from './sale-money.ts';
 import { saleForNotification } from './transaction-view.ts';
-import type { ItemRow, TransactionRow } from './transactions-repo.ts';
+import { authenticated_column, type ItemRow, type TransactionRow } from './transactions-repo.ts';
 
 /** Notified when a sale with provider facts held for it moves: they may apply now (CONTRACT §14). */
 export const held_facts_channel = 'provider_events_held';
@@ -47,7 +47,7 @@ export interface MoveInput {
 
 // The row, its items and the seller's TRANSACTION webhooks: all a plan needs, in one read.
 const readSql = (id: number) => sql`
-  SELECT t.*, t.boleto_due_date::text AS boleto_due_date, t.xmin::text AS row_version,
+  SELECT t.*, t.boleto_due_date::text AS boleto_due_date, t.xmin::text AS row_version, ${raw(authenticated_column)},
     (SELECT coalesce(json_agg(i ORDER BY i.id), '[]') FROM sale_items i WHERE i.transaction_id = t.id) AS items_json,
     (SELECT coalesce(json_agg(json_build_object('id', w.id, 'url', w.url) ORDER BY w.id), '[]') FROM webhooks w
       WHERE w.seller_id = t.seller_id AND w.deleted_at IS NULL AND 'TRANSACTION' = ANY (w.types)) AS webhooks_json

@@ -14,6 +14,16 @@
  *   wrong (unknown psp, capturing or refunding more than is left, cancelling what was captured) is a 422.
  * - failNext(op, 'hang' | 'drop' | status): the next calls of op are recorded but not processed.
  * - Card data is only in `requests` (the raw calls); nothing else keeps or logs it.
+ * - 3-D Secure (the redirect flow, nativeThreeDS "disabled"): a /payments request that carries
+ *   `browserInfo` for a card whose issuer asks for authentication (ADYEN_3DS_GET_CARD,
+ *   ADYEN_3DS_POST_CARD), unless `authenticationData.attemptAuthentication` is "never", answers
+ *   `resultCode: "RedirectShopper"` with a CheckoutRedirectAction (a GET to the issuer for the first, a
+ *   POST with `data` for the second); any other card, or a request without browserInfo, is answered
+ *   as before (the card has no 3-D Secure: with "always" Adyen then authorises without it).
+ *   The shopper's answer at the issuer is the test's: `issuerReturn(psp, 'authenticated' | 'refused' |
+ *   'error')` is the `redirectResult` the issuer sends the shopper back with, and POST /payments/details
+ *   `{ details: { redirectResult } }` answers Authorised / Refused / Error with the pspReference (a
+ *   redirectResult is good for one request; its Idempotency-Key replays the answer, as for /payments).
  * - Reports: `publishReport(file, csv)` serves a report at GET /reports/download/MerchantAccount/{account}/{file}
  *   (Adyen's download path), behind HTTP Basic with the report user's credentials (else 401), and
  *   `reportNotification(file)` is the REPORT_AVAILABLE item that names it. `settlementCsv(account, rows)`
@@ -24,7 +34,9 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 
-export type AdyenOperation = 'payments' | 'captures' | 'refunds' | 'cancels' | 'reversals';
+export type AdyenOperation = 'payments' | 'details' | 'captures' | 'refunds' | 'cancels' | 'reversals';
+/** What the shopper did at its issuer (3-D Secure). */
+export type IssuerOutcome = 'authenticated' | 'refused' | 'error';
 export type AdyenFault = 'hang' | 'drop' | number;
 
 export interface AdyenCall {
@@ -42,7 +54,8 @@ export interface AdyenPayment {
   reference: string;
   amount: number;
   currency: string;
-  status: 'Authorised' | 'Refused' | 'Error' | 'Cancelled';
+  /** RedirectShopper: waiting for the shopper's 3-D Secure (POST /payments/details decides). */
+  status: 'Authorised' | 'Refused' | 'Error' | 'Cancelled' | 'RedirectShopper';
   captured: boolean;
   /** Minor units captured so far (the whole amount at once under automatic capture). */
   capturedAmount: number;
@@ -79,6 +92,11 @@ export interface AdyenDouble {
   publishReport(file: string, csv: string): string;
   /** The REPORT_AVAILABLE item Adyen sends for a report: the file name as pspReference, the URL (by default the double's) as reason. */
   reportNotification(file: string, url?: string): NotificationItemInput;
+  /**
+   * The `redirectResult` the issuer sends the shopper back with, for a payment waiting for its
+   * 3-D Secure (RedirectShopper): /payments/details answers by `outcome`. Each call gives a new one.
+   */
+  issuerReturn(psp: string, outcome: IssuerOutcome): string;
   /** Answer the next `count` (default 1) calls of `op` with a failure: never ('hang'), a destroyed socket ('drop'), or that HTTP status. */
   failNext(op: AdyenOperation, how: AdyenFault, count?: number): void;
   /** Signs one notification item, POSTs it wrapped to `target` with HTTP Basic, and returns what the target answered. */
@@ -146,6 +164,9 @@ export function settlementCsv(merchantAccount: string, rows: SettlementRow[]): s
 /** Card numbers with a fixed outcome; any other valid number is authorised. */
 export const ADYEN_REFUSED_CARD = '4000000000000002';
 export const ADYEN_ERROR_CARD = '4000000000000119';
+/** Cards whose issuer asks for 3-D Secure (Adyen's own 3DS2 test numbers): a GET redirect, and a POST one. */
+export const ADYEN_3DS_GET_CARD = '4212345678901237';
+export const ADYEN_3DS_POST_CARD = '5212345678901234';
 
 /** The event codes of Adyen's standard notifications (the webhooks of adyen-webhooks-v1.json that use notificationItems). */
 // biome-ignore format: one list
@@ -195,6 +216,12 @@ interface State {
   issued: Set<string>;
   reports: Map<string, string>;
   reportCredentials: { username: string; password: string };
+  /** The double's own origin (http://127.0.0.1:PORT): its issuer pages' URLs. */
+  origin: string;
+  /** Payments waiting for the shopper (RedirectShopper): how they are captured once authorised. */
+  waiting: Map<string, { manual: boolean }>;
+  /** redirectResult values issued by issuerReturn, and whether one was already used. */
+  redirectResults: Map<string, { psp: string; outcome: IssuerOutcome; used: boolean }>;
 }
 
 const ERROR_TYPES: Record<number, string> = { 401: 'security', 403: 'security', 500: 'internal' };
@@ -232,6 +259,7 @@ function luhnValid(number: string): boolean {
 function routeOf(method: string, path: string): { op: AdyenOperation; psp?: string } | null {
   if (method !== 'POST') return null;
   if (path === '/payments') return { op: 'payments' };
+  if (path === '/payments/details') return { op: 'details' };
   const m = /^\/payments\/([^/]+)\/(captures|refunds|cancels|reversals)$/.exec(path);
   return m ? { op: m[2] as AdyenOperation, psp: decodeURIComponent(m[1]!) } : null;
 }
@@ -239,6 +267,8 @@ function routeOf(method: string, path: string): { op: AdyenOperation; psp?: stri
 /** The fields the file marks required on each request body, with Adyen's error code for each when missing. */
 const REQUIRED: Record<AdyenOperation, string[]> = {
   payments: ['amount', 'merchantAccount', 'paymentMethod', 'reference', 'returnUrl'],
+  // PaymentDetailsRequest has no merchantAccount: the API key says whose payment it is.
+  details: ['details'],
   captures: ['amount', 'merchantAccount'],
   refunds: ['amount', 'merchantAccount'],
   cancels: ['merchantAccount'],
@@ -249,6 +279,7 @@ const MISSING_CODE: Record<string, string> = { amount: '100', reference: '130' }
 function checkCommon(state: State, op: AdyenOperation, b: Body): Reply | null {
   const missing = REQUIRED[op].find((f) => b[f] === undefined || b[f] === null || b[f] === '');
   if (missing) return invalid(`Required field '${missing}' is not provided.`, MISSING_CODE[missing] ?? '000');
+  if (op === 'details') return null;
   if (b.merchantAccount !== state.o.merchantAccount) return serviceError(403, '901', 'Invalid Merchant Account');
   if (b.amount !== undefined) {
     const a = b.amount as { value?: unknown; currency?: unknown };
@@ -266,6 +297,21 @@ function authorise(state: State, b: Body): Reply {
   if (typeof method.number !== 'string' || !luhnValid(method.number)) return invalid('Invalid card number', '101');
   const pspReference = newPspReference(state);
   const reference = String(b.reference);
+  const manual = (b.additionalData as Body | undefined)?.manualCapture === 'true';
+  const redirect = shopperRedirect(state, b, method.number, pspReference);
+  if (redirect) {
+    state.waiting.set(pspReference, { manual });
+    state.payments.set(pspReference, {
+      reference,
+      amount: amount.value,
+      currency: amount.currency,
+      status: 'RedirectShopper',
+      captured: false,
+      capturedAmount: 0,
+      refundedAmount: 0,
+    });
+    return { status: 200, body: { action: redirect, merchantReference: reference, pspReference, resultCode: 'RedirectShopper' } };
+  }
   const answer: Body = {
     pspReference,
     resultCode: 'Authorised',
@@ -275,7 +321,6 @@ function authorise(state: State, b: Body): Reply {
   if (method.number === ADYEN_REFUSED_CARD) Object.assign(answer, { resultCode: 'Refused', refusalReason: 'Refused', refusalReasonCode: '2' });
   if (method.number === ADYEN_ERROR_CARD) Object.assign(answer, { resultCode: 'Error', refusalReason: 'Acquirer Error', refusalReasonCode: '4' });
   const status = answer.resultCode as AdyenPayment['status'];
-  const manual = (b.additionalData as Body | undefined)?.manualCapture === 'true';
   const captured = status === 'Authorised' && !manual;
   state.payments.set(pspReference, {
     reference,
@@ -289,8 +334,54 @@ function authorise(state: State, b: Body): Reply {
   return { status: 200, body: answer };
 }
 
+/**
+ * The issuer's redirect (a CheckoutRedirectAction) when this request asks for the shopper's
+ * authentication and the card's issuer wants it; null otherwise (the payment is decided at once).
+ */
+function shopperRedirect(state: State, b: Body, number: string, psp: string): Body | null {
+  const attempt = (b.authenticationData as { attemptAuthentication?: unknown } | undefined)?.attemptAuthentication;
+  if (b.browserInfo === undefined || attempt === 'never') return null;
+  const md = Buffer.from(`${psp}:${randomBytes(9).toString('hex')}`).toString('base64url');
+  if (number === ADYEN_3DS_GET_CARD)
+    return { method: 'GET', paymentMethodType: 'scheme', type: 'redirect', url: `${state.origin}/checkoutshopper/threeDS/redirect?MD=${md}` };
+  if (number === ADYEN_3DS_POST_CARD) {
+    // The issuer posts its answer to Adyen (TermUrl), which sends the shopper on to the merchant's returnUrl with redirectResult.
+    const data = { MD: md, PaReq: randomBytes(48).toString('base64'), TermUrl: `${state.origin}/checkoutshopper/threeDS/return` };
+    return { data, method: 'POST', paymentMethodType: 'scheme', type: 'redirect', url: `${state.origin}/acs/authenticate` };
+  }
+  return null;
+}
+
+/** POST /payments/details: the shopper's redirectResult decides a payment waiting for it. */
+function details(state: State, b: Body): Reply {
+  const given = (b.details as { redirectResult?: unknown } | null)?.redirectResult;
+  if (typeof given !== 'string' || given === '') return invalid("Required field 'details.redirectResult' is not provided.");
+  const issued = state.redirectResults.get(given);
+  if (!issued) return invalid('Invalid redirectResult: not one the issuer gave', '14_018');
+  const payment = state.payments.get(issued.psp)!;
+  const waiting = state.waiting.get(issued.psp);
+  if (issued.used || !waiting || payment.status !== 'RedirectShopper')
+    return invalid(`The payment ${issued.psp} is already ${payment.status}`, '14_002');
+  issued.used = true;
+  state.waiting.delete(issued.psp);
+  const answer: Body = { merchantReference: payment.reference, pspReference: issued.psp };
+  if (issued.outcome === 'authenticated') {
+    payment.status = 'Authorised';
+    payment.captured = !waiting.manual;
+    payment.capturedAmount = payment.captured ? payment.amount : 0;
+    Object.assign(answer, { amount: { currency: payment.currency, value: payment.amount }, resultCode: 'Authorised' });
+  } else if (issued.outcome === 'refused') {
+    payment.status = 'Refused';
+    Object.assign(answer, { refusalReason: '3D Not Authenticated', refusalReasonCode: '11', resultCode: 'Refused' });
+  } else {
+    payment.status = 'Error';
+    Object.assign(answer, { refusalReason: 'Acquirer Error', refusalReasonCode: '4', resultCode: 'Error' });
+  }
+  return { status: 200, body: answer };
+}
+
 /** A modification of a known payment: captures, refunds, cancels or reversals. */
-function modify(state: State, op: Exclude<AdyenOperation, 'payments'>, psp: string, b: Body): Reply {
+function modify(state: State, op: Exclude<AdyenOperation, 'payments' | 'details'>, psp: string, b: Body): Reply {
   const payment = state.payments.get(psp);
   if (!payment) return invalid(`Original pspReference required for this operation (no payment ${psp})`, '167');
   if (payment.status !== 'Authorised') return invalid(`The payment is ${payment.status}: nothing to ${op.slice(0, -1)}`);
@@ -306,7 +397,7 @@ function modify(state: State, op: Exclude<AdyenOperation, 'payments'>, psp: stri
 }
 
 /** Changes the payment's state; returns why it cannot instead, when it cannot. */
-function applyModification(p: AdyenPayment, op: Exclude<AdyenOperation, 'payments'>, value: number): string | null {
+function applyModification(p: AdyenPayment, op: Exclude<AdyenOperation, 'payments' | 'details'>, value: number): string | null {
   switch (op) {
     case 'captures':
       if (p.capturedAmount + value > p.amount) return `Capture of ${value} exceeds what is left to capture (${p.amount - p.capturedAmount})`;
@@ -334,6 +425,7 @@ function answer(state: State, route: { op: AdyenOperation; psp?: string }, body:
   const refused = checkCommon(state, route.op, b);
   if (refused) return refused;
   if (route.op === 'payments') return authorise(state, b);
+  if (route.op === 'details') return details(state, b);
   return modify(state, route.op, route.psp!, b);
 }
 
@@ -479,6 +571,9 @@ export async function startAdyenDouble(options: AdyenDoubleOptions = {}): Promis
       username: options.reportUsername ?? 'report@Company.PagarGateway',
       password: options.reportPassword ?? randomBytes(12).toString('base64url'),
     },
+    origin: '',
+    waiting: new Map(),
+    redirectResults: new Map(),
   };
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
@@ -490,6 +585,7 @@ export async function startAdyenDouble(options: AdyenDoubleOptions = {}): Promis
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  state.origin = `http://127.0.0.1:${port}`;
   const reportUrl = (file: string) =>
     `http://127.0.0.1:${port}/reports/download/MerchantAccount/${encodeURIComponent(state.o.merchantAccount)}/${encodeURIComponent(file)}`;
   return {
@@ -521,6 +617,14 @@ export async function startAdyenDouble(options: AdyenDoubleOptions = {}): Promis
       amount: { value: 0, currency: 'BRL' },
       reason: url ?? reportUrl(file),
     }),
+    issuerReturn(psp, outcome) {
+      if (state.payments.get(psp)?.status !== 'RedirectShopper' || !state.waiting.has(psp))
+        throw new Error(`adyen double: payment ${psp} is not waiting for its shopper's 3-D Secure`);
+      // Opaque to the merchant, as Adyen's are: a random value the double maps to its outcome.
+      const redirectResult = `X${randomBytes(3).toString('hex')}!${randomBytes(60).toString('base64')}`;
+      state.redirectResults.set(redirectResult, { psp, outcome, used: false });
+      return redirectResult;
+    },
     failNext(op, how, count = 1) {
       if (!Number.isInteger(count) || count < 1) throw new Error(`adyen double: failNext count must be a positive integer, got ${count}`);
       state.faults.set(op, [...(state.faults.get(op) ?? []), { how, left: count }]);

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { type AdyenDouble, type NotificationItemInput, startAdyenDouble } from './adyen-double.ts';
 import { checkAdyenNotification, startAdyenValidatingProxy, type ValidatingProxy } from './adyen-spec.ts';
 import { cardExample } from './fixtures.ts';
-import { adminHeaders, type Gateway, type SellerKeys, startGateway } from './gateway.ts';
+import { adminHeaders, type Gateway, type GatewayOptions, type SellerKeys, startGateway } from './gateway.ts';
 
 export type Json = Record<string, unknown>;
 
@@ -18,10 +18,12 @@ export interface Rail {
   base: string;
 }
 
-export async function startRail(env: Record<string, string> = {}): Promise<Rail> {
+/** `clock`: the gateway's (a test clock, to move time for the expiry job). */
+export async function startRail(env: Record<string, string> = {}, options: Pick<GatewayOptions, 'clock'> = {}): Promise<Rail> {
   const adyen = await startAdyenDouble();
   const proxy = await startAdyenValidatingProxy({ target: adyen.url });
   const gw = await startGateway({
+    ...options,
     env: {
       CARD_PROVIDER: 'adyen',
       ADYEN_CHECKOUT_URL: proxy.url,

@@ -26,6 +26,7 @@ export const TRANSACTION_KEYS = [
   'pixKey',
   'cardLastFour',
   'cardBrand',
+  'authenticated',
   'boletoCode',
   'boletoPdfUrl',
   'boletoPixKey',
@@ -172,7 +173,25 @@ export function boletoExample(boleto?: { dueDate: string }): Json {
   };
 }
 
-/** A debit sale: a digital 4990 "E-book", Mastercard 5555…, customer with a landline and no document. */
+/** The shopper's side of 3-D Secure, as a seller's checkout page gathers it (required for debit). */
+export function authenticationExample(returnUrl = 'https://loja.example.com/pedido/retorno'): Json {
+  return {
+    returnUrl,
+    browser: {
+      userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36',
+      acceptHeader: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+      language: 'pt-BR',
+      colorDepth: 24,
+      screenHeight: 844,
+      screenWidth: 390,
+      timeZoneOffset: 180,
+      javaEnabled: false,
+    },
+    ip: '203.0.113.7',
+  };
+}
+
+/** A debit sale: a digital 4990 "E-book", Mastercard 5555…, customer with a landline and no document, 3-D Secure. */
 export function debitExample(): Json {
   return {
     amount: 4990,
@@ -180,6 +199,7 @@ export function debitExample(): Json {
     customer: { name: 'Ana Lima', email: 'ana@example.com', phone: '1133334444' },
     items: [{ title: 'E-book', unitPrice: 4990, quantity: 1, tangible: false }],
     card: { number: '5555555555554444', holderName: 'ANA LIMA', expirationMonth: 1, expirationYear: 2031, cvv: '987' },
+    authentication: authenticationExample(),
   };
 }
 
@@ -223,7 +243,7 @@ export function saleOf(method: Method, options: SaleOptions = {}): Json {
       return { ...base, ...(installments === null ? {} : { installments }), card: card('4111111111111111') };
     }
     case 'DEBIT_CARD':
-      return { ...base, card: card('5555555555554444') };
+      return { ...base, card: card('5555555555554444'), authentication: authenticationExample() };
   }
 }
 
@@ -234,6 +254,9 @@ export function saleOf(method: Method, options: SaleOptions = {}): Json {
 export function saleRowExample(sellerId: number, amount: number, at: Date) {
   return {
     given_id: null,
+    auth_token: null,
+    auth_return_url: null,
+    auth_expires_at: null,
     seller_id: sellerId,
     payment_method: 'CREDIT_CARD',
     amount,

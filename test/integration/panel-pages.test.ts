@@ -12,9 +12,10 @@ import type { Browser, Page } from 'playwright-core';
 import pngjs from 'pngjs';
 import { createDeliveryJob } from '../../src/notifications/delivery.ts';
 import { axeCheck, browserSkipReason, launchBrowser, newPage } from '../helpers/browser.ts';
-import { boletoExample, pixExample } from '../helpers/fixtures.ts';
+import { boletoExample, cardExample, debitExample, pixExample } from '../helpers/fixtures.ts';
 import { adminHeaders, type Gateway, railJob, type SellerKeys, startGateway } from '../helpers/gateway.ts';
 import { type Receiver, startReceiver } from '../helpers/receiver.ts';
+import { authenticateInSandbox, shopperReturns, tokenOf } from '../helpers/three-d-secure.ts';
 
 const jsQR = (typeof jsQRImport === 'function' ? jsQRImport : jsQRImport.default) as typeof jsQRImport.default;
 const PASSWORD = 'senha-do-painel-longa';
@@ -277,6 +278,52 @@ describe('the seller panel pages in a browser', { skip: browserSkipReason() }, (
     await page.waitForURL(`${base}/painel/vendas/${pending}?feito=cancelada`);
     assert.equal(await text('[data-venda="status"]'), 'Cancelado');
     assert.equal((await api('GET', `/api/transactions/${pending}`, seller.headers)).json().status, 'CANCELADO');
+  });
+
+  test("Vendas: a debit sale waiting for its shopper's 3-D Secure says so; once answered, its page tells whether the shopper was authenticated", async () => {
+    const sell = async (body: object) => {
+      const created = await api('POST', '/api/sales', seller.headers, body);
+      assert.equal(created.statusCode, 201, created.body);
+      return created.json().sale;
+    };
+    const waiting = await sell(debitExample());
+    const authenticated = await sell(debitExample());
+    const refused = await sell(debitExample());
+    const credit = (await sell(cardExample())).id;
+    const row = async (id: number) => text(`tbody tr:has(a[href="/painel/vendas/${id}"])`);
+
+    await visit('/painel/vendas');
+    for (const sale of [waiting, authenticated, refused])
+      assert.match(await row(sale.id), /Cartão de débito.*Aguardando autenticação/s, `sale ${sale.id} in the list`);
+    await visit('/painel');
+    assert.match(await row(waiting.id), /Aguardando autenticação/, 'Início says the same word');
+    await visit(`/painel/vendas/${waiting.id}`);
+    assert.equal(await text('[data-venda="status"]'), 'Aguardando autenticação');
+    assert.equal(await page.locator('[data-venda="autenticacao"]').count(), 0, 'nothing answered yet');
+
+    await authenticateInSandbox(gw.app, authenticated);
+    const back = await shopperReturns(gw.app, tokenOf(refused.payment.card.authentication.url), 'sandbox-refused');
+    assert.equal(back.statusCode, 303, back.body);
+    await visit('/painel/vendas');
+    assert.match(await row(waiting.id), /Aguardando autenticação/);
+    assert.match(await row(authenticated.id), /Cartão de débito.*Pendente/s, 'authenticated: pending as any card sale the processor has');
+    assert.match(await row(refused.id), /Cartão de débito.*Recusado/s);
+    await visit(`/painel/vendas/${authenticated.id}`);
+    assert.equal(await text('[data-venda="status"]'), 'Pendente');
+    assert.equal(await text('[data-venda="autenticacao"]'), 'Autenticado com 3-D Secure');
+    for (const event of ['SENT_TO_PROCESSOR', 'APPROVED']) {
+      const moved = await api('POST', `/admin/transactions/${authenticated.id}/events`, adminHeaders, { event });
+      assert.equal(moved.statusCode, 200, moved.body);
+    }
+    await visit(`/painel/vendas/${authenticated.id}`);
+    assert.equal(await text('[data-venda="status"]'), 'Pago');
+    assert.equal(await text('[data-venda="autenticacao"]'), 'Autenticado com 3-D Secure', 'a paid sale still says it');
+    await visit(`/painel/vendas/${refused.id}`);
+    assert.equal(await text('[data-venda="status"]'), 'Recusado');
+    assert.equal(await text('[data-venda="autenticacao"]'), 'Autenticação recusada ou abandonada');
+    await visit(`/painel/vendas/${credit}`);
+    assert.equal(await text('[data-venda="status"]'), 'Pendente', 'a credit sale sent without authentication');
+    assert.equal(await page.locator('[data-venda="autenticacao"]').count(), 0, 'none was asked: nothing said');
   });
 
   test('Saques: fees and net shown before confirming; one cashout for a form sent twice; it moves, and the webhook says so', async () => {

@@ -1,7 +1,8 @@
 // Every panel page on a phone (390×844) and on a desk (1280×900), JavaScript off (CONTRACT §12): the
 // page never scrolls sideways, the whole menu is on screen, no code of the system shows where a word
 // belongs, and axe-core finds nothing serious. The account first holds what shows those codes: paid,
-// pending, in-processing and refunded sales of every method, cashouts, delivered notifications.
+// pending, in-processing and refunded sales of every method, debit sales waiting for, passing and
+// failing 3-D Secure, cashouts, delivered notifications.
 // Under SCREENSHOTS=1 (`npm run screenshots`) each page is saved for the README at both sizes.
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
@@ -15,6 +16,7 @@ import { axeCheck, browserSkipReason, launchBrowser, newPage, overflowOf, SIZES,
 import { boletoExample, cardExample, debitExample, pixExample } from '../helpers/fixtures.ts';
 import { adminHeaders, type Gateway, type SellerKeys, startGateway } from '../helpers/gateway.ts';
 import { type Receiver, startReceiver } from '../helpers/receiver.ts';
+import { authenticateInSandbox, shopperReturns, tokenOf } from '../helpers/three-d-secure.ts';
 
 const PASSWORD = 'senha-dos-tamanhos-longa';
 const EMAIL = 'tamanhos@example.com';
@@ -52,7 +54,7 @@ describe('every panel page at a phone’s and a desk’s size', { skip: browserS
   let seller: SellerKeys;
   let invitePath: string;
   const delivery = createDeliveryJob({ retryDelaysMs: [60_000] });
-  const ids = { pendingPix: 0, paidPix: 0, card: 0, boleto: 0, webhook: 0 };
+  const ids = { pendingPix: 0, paidPix: 0, card: 0, boleto: 0, debit: 0, waitingDebit: 0, refusedDebit: 0, webhook: 0 };
 
   const api = async (method: 'GET' | 'POST', url: string, headers: Record<string, string>, payload?: object) => {
     const res = await gw.app.inject({ method, url, headers, ...(payload ? { payload } : {}) });
@@ -60,7 +62,8 @@ describe('every panel page at a phone’s and a desk’s size', { skip: browserS
     return res.json();
   };
   const event = (id: number, name: string) => api('POST', `/admin/transactions/${id}/events`, adminHeaders, { event: name });
-  const sale = async (body: object) => (await api('POST', '/api/sales', seller.headers, body)).sale.id as number;
+  const saleOf = async (body: object) => (await api('POST', '/api/sales', seller.headers, body)).sale;
+  const sale = async (body: object) => (await saleOf(body)).id as number;
 
   /** The account's history: what every label of the panel is there to say. */
   async function fill(): Promise<void> {
@@ -74,8 +77,17 @@ describe('every panel page at a phone’s and a desk’s size', { skip: browserS
     await event(ids.card, 'SENT_TO_PROCESSOR');
     await event(ids.card, 'APPROVED');
     await api('POST', `/api/transactions/${ids.card}/refund`, { ...seller.headers, 'idempotency-key': 'tamanhos-estorno' }, { amount: 5000 });
-    const debit = await sale(debitExample());
-    await event(debit, 'SENT_TO_PROCESSOR');
+    // Debit sales (3-D Secure): one authenticated by its shopper and sent to the processor, one still
+    // waiting for its shopper, one whose shopper the issuer refused.
+    const debit = await saleOf(debitExample());
+    ids.debit = debit.id;
+    await authenticateInSandbox(gw.app, debit);
+    await event(ids.debit, 'SENT_TO_PROCESSOR');
+    ids.waitingDebit = await sale(debitExample());
+    const refused = await saleOf(debitExample());
+    ids.refusedDebit = refused.id;
+    const back = await shopperReturns(gw.app, tokenOf(refused.payment.card.authentication.url), 'sandbox-refused');
+    assert.equal(back.statusCode, 303, back.body);
     const pay = (key: object, order: string) =>
       api('POST', '/api/public/cashout', { ...seller.headers, 'idempotency-key': order }, { amount: 100, ...key });
     const done = (await pay({ pixKey: '52998224725', pixKeyType: 'CPF' }, 'tamanhos-saque-1')).id;
@@ -104,7 +116,7 @@ describe('every panel page at a phone’s and a desk’s size', { skip: browserS
   });
 
   /** The checks every page passes at every size; then its screenshot (written only under SCREENSHOTS=1). */
-  async function look(page: Page, name: string, size: keyof typeof SIZES): Promise<string> {
+  async function look(page: Page, name: string, size: keyof typeof SIZES, shot = true): Promise<string> {
     const where = `${name} (${size})`;
     assert.equal(await page.locator('meta[name="viewport"]').getAttribute('content'), 'width=device-width, initial-scale=1', where);
     assert.ok((await overflowOf(page)) <= 0, `${where}: the page is ${await overflowOf(page)} px wider than the window`);
@@ -116,14 +128,14 @@ describe('every panel page at a phone’s and a desk’s size', { skip: browserS
       assert.ok(box && box.x >= 0 && box.x + box.width <= width, `${where}: "${await link.textContent()}" is off screen`);
     }
     assert.deepEqual(await axeCheck(page), [], `${where}: axe`);
-    await screenshot(page, `painel-${name}-${size}`);
+    if (shot) await screenshot(page, `painel-${name}-${size}`);
     return shown;
   }
 
-  async function visit(page: Page, path: string, name: string, size: keyof typeof SIZES, status = 200): Promise<string> {
+  async function visit(page: Page, path: string, name: string, size: keyof typeof SIZES, status = 200, shot = true): Promise<string> {
     const answer = await page.goto(`${base}${path}`);
     assert.equal(answer?.status(), status, `${path}: ${answer?.status()}`);
-    return look(page, name, size);
+    return look(page, name, size, shot);
   }
 
   test('the check of raw codes catches one', () => {
@@ -177,7 +189,7 @@ describe('every panel page at a phone’s and a desk’s size', { skip: browserS
   async function everyPage(page: Page, size: keyof typeof SIZES): Promise<void> {
     assert.match(await visit(page, '/painel', 'inicio', size), /Cartão de crédito.*Pago/s);
     const sales = await visit(page, '/painel/vendas', 'vendas', size);
-    for (const word of ['Pendente', 'Pago', 'Em processamento', 'Cartão de débito', 'Cartão de crédito', 'Boleto', 'PIX'])
+    for (const word of ['Pendente', 'Pago', 'Em processamento', 'Cartão de débito', 'Cartão de crédito', 'Boleto', 'PIX', 'Aguardando autenticação'])
       assert.ok(sales.includes(word), `Vendas shows "${word}"`);
     assert.match(await visit(page, `/painel/vendas/${ids.pendingPix}`, 'venda-pix', size), /529\.982\.247-25/);
     const card = await visit(page, `/painel/vendas/${ids.card}`, 'venda-cartao', size);
@@ -185,6 +197,14 @@ describe('every panel page at a phone’s and a desk’s size', { skip: browserS
     assert.match(card, /Concluído/, 'the refund, in words');
     assert.match(card, /Webhook de venda.*Pago.*Entregue \(1 tentativa, HTTP 200\)/s, 'the notification, in words');
     await visit(page, `/painel/vendas/${ids.boleto}`, 'venda-boleto', size);
+    // The 3-D Secure words (no screenshots of their own for the README).
+    const debit = await visit(page, `/painel/vendas/${ids.debit}`, 'venda-debito', size, 200, false);
+    assert.match(debit, /Em processamento.*Autenticado com 3-D Secure/s);
+    assert.match(await visit(page, `/painel/vendas/${ids.waitingDebit}`, 'venda-debito-aguardando', size, 200, false), /Aguardando autenticação/);
+    assert.match(
+      await visit(page, `/painel/vendas/${ids.refusedDebit}`, 'venda-debito-recusada', size, 200, false),
+      /Recusado.*Autenticação recusada ou abandonada/s,
+    );
     const cashouts = await visit(page, '/painel/saques', 'saques', size);
     assert.match(cashouts, /CPF: 529\.982\.247-25.*Concluído/s);
     assert.match(cashouts, /Telefone: \+55 11 98765-4321.*Pendente/s);

@@ -89,7 +89,7 @@ function assertSaleShape(body: Json) {
   assert.equal(typeof sale.amount, 'string');
   assert.match(sale.amount as string, /^[1-9]\d*$/);
   assert.deepEqual(keysOf(sale.customer), ['document', 'email', 'name', 'phone']);
-  assert.deepEqual(keysOf(sale.payment), ['boleto', 'installments', 'method', 'pix']);
+  assert.deepEqual(keysOf(sale.payment), ['boleto', 'card', 'installments', 'method', 'pix']);
   assert.match(sale.createdAt as string, ISO_MS);
   return sale as Json & { id: number; payment: Json; customer: Json };
 }
@@ -149,7 +149,7 @@ describe('POST /api/sales: the Sale answer', () => {
     assert.equal(sale.amount, '16000');
     assert.equal(sale.paymentMethod, 'CREDIT_CARD');
     assert.deepEqual(sale.customer, { name: 'Maria Silva', email: 'maria@example.com', document: null, phone: null });
-    assert.deepEqual(sale.payment, { method: 'CREDIT_CARD', installments: 3, pix: null, boleto: null });
+    assert.deepEqual(sale.payment, { method: 'CREDIT_CARD', installments: 3, pix: null, boleto: null, card: { authentication: null } });
     assert.equal(typeof sale.shipping, 'string');
     assert.deepEqual(JSON.parse(sale.shipping as string), body.shipping);
     assert.ok(!res.body.includes('4111111111111111'), 'the card number is never echoed');
@@ -169,7 +169,12 @@ describe('POST /api/sales: the Sale answer', () => {
     assert.equal(sale.amount, '4990');
     assert.equal(sale.paymentMethod, 'DEBIT_CARD');
     assert.deepEqual(sale.customer, { name: 'Ana Lima', email: 'ana@example.com', document: null, phone: '1133334444' });
-    assert.deepEqual(sale.payment, { method: 'DEBIT_CARD', installments: null, pix: null, boleto: null });
+    const { card, ...payment } = sale.payment as Json & { card: { authentication: { status: string; url: string; expiresAt: string } } };
+    assert.deepEqual(payment, { method: 'DEBIT_CARD', installments: null, pix: null, boleto: null });
+    // 3-D Secure: the shopper's page, valid 15 minutes.
+    assert.equal(card.authentication.status, 'REQUIRED');
+    assert.match(card.authentication.url, /\/checkout\/3ds\/[A-Za-z0-9_-]{32}$/);
+    assert.equal(card.authentication.expiresAt, new Date(START.getTime() + 15 * 60_000).toISOString());
     assert.equal(sale.shipping, null);
   });
 

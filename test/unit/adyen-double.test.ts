@@ -3,6 +3,8 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import {
+  ADYEN_3DS_GET_CARD,
+  ADYEN_3DS_POST_CARD,
   ADYEN_ERROR_CARD,
   ADYEN_REFUSED_CARD,
   type AdyenDouble,
@@ -217,6 +219,152 @@ describe('Adyen Checkout double', () => {
     for (const r of await Promise.allSettled(hung)) assert.equal(r.status, 'rejected');
     assert.ok(Date.now() - started < 2_500, 'close() is bounded');
     assert.equal(local.payments.size, 0);
+  });
+});
+
+describe('Adyen Checkout double: 3-D Secure (redirect flow)', () => {
+  let double: AdyenDouble;
+  before(async () => {
+    double = await startAdyenDouble();
+  });
+  after(() => double.close());
+
+  const browserInfo = {
+    acceptHeader: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+    colorDepth: 24,
+    javaEnabled: false,
+    language: 'pt-BR',
+    screenHeight: 844,
+    screenWidth: 390,
+    timeZoneOffset: 180,
+    userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0',
+  };
+  const threeDS = (attemptAuthentication?: string) => ({
+    channel: 'Web',
+    origin: 'https://pagamentos.example.com',
+    returnUrl: 'https://pagamentos.example.com/checkout/3ds/TOKEN/return',
+    browserInfo,
+    shopperIP: '203.0.113.7',
+    authenticationData: {
+      ...(attemptAuthentication ? { attemptAuthentication } : {}),
+      threeDSRequestData: { nativeThreeDS: 'disabled' },
+    },
+  });
+  const redirected = async (number: string, attempt = 'always') => {
+    const pay = await call(double, '/payments', paymentBody(double, 4_990, number, threeDS(attempt)), { key: `pay-${Math.random()}` });
+    assert.equal(pay.status, 200);
+    assert.equal(pay.body.resultCode, 'RedirectShopper', JSON.stringify(pay.body));
+    return { psp: pay.body.pspReference as string, action: pay.body.action as Record<string, unknown>, body: pay.body };
+  };
+  const details = (redirectResult: string, key?: string) => call(double, '/payments/details', { details: { redirectResult } }, key ? { key } : {});
+
+  it('asks for the shopper when the issuer wants it: a GET redirect, or a POST form with its data (CheckoutRedirectAction)', async () => {
+    const get = await redirected(ADYEN_3DS_GET_CARD);
+    assert.match(get.psp, /^[A-Z0-9]{16}$/);
+    assert.equal(typeof get.body.merchantReference, 'string');
+    assert.deepEqual(Object.keys(get.action).sort(), ['method', 'paymentMethodType', 'type', 'url']);
+    assert.equal(get.action.type, 'redirect');
+    assert.equal(get.action.method, 'GET');
+    assert.match(get.action.url as string, /^http:\/\/127\.0\.0\.1:\d+\/checkoutshopper\/threeDS\/redirect\?MD=[A-Za-z0-9_-]+$/);
+    assert.equal(double.payments.get(get.psp)?.status, 'RedirectShopper');
+
+    const post = await redirected(ADYEN_3DS_POST_CARD);
+    assert.equal(post.action.method, 'POST');
+    assert.match(post.action.url as string, /^http:\/\/127\.0\.0\.1:\d+\/acs\/authenticate$/);
+    const data = post.action.data as Record<string, string>;
+    assert.deepEqual(Object.keys(data).sort(), ['MD', 'PaReq', 'TermUrl']);
+    assert.match(
+      data.TermUrl!,
+      /^http:\/\/127\.0\.0\.1:\d+\/checkoutshopper\/threeDS\/return$/,
+      'the issuer answers Adyen, which sends the shopper to returnUrl',
+    );
+    // Credit without "always" (Dynamic 3-D Secure): the issuer still asks.
+    assert.equal((await redirected(ADYEN_3DS_GET_CARD, '')).action.method, 'GET');
+  });
+
+  it('decides at once as before: no browserInfo, attemptAuthentication "never", or a card without 3-D Secure', async () => {
+    const plain = await call(
+      double,
+      '/payments',
+      paymentBody(double, 1_000, ADYEN_3DS_GET_CARD, { authenticationData: { attemptAuthentication: 'always' } }),
+    );
+    assert.equal(plain.body.resultCode, 'Authorised');
+    assert.equal(plain.body.action, undefined);
+    const never = await call(
+      double,
+      '/payments',
+      paymentBody(double, 1_000, ADYEN_3DS_GET_CARD, { ...threeDS(), authenticationData: { attemptAuthentication: 'never' } }),
+    );
+    assert.equal(never.body.resultCode, 'Authorised');
+    const notEnrolled = await call(double, '/payments', paymentBody(double, 1_000, VISA, threeDS('always')));
+    assert.equal(notEnrolled.body.resultCode, 'Authorised');
+    assert.equal(double.payments.get(notEnrolled.body.pspReference as string)?.captured, true);
+  });
+
+  it('/payments/details: authenticated → Authorised (captured), replayed by its key; another request with the result is refused', async () => {
+    const { psp } = await redirected(ADYEN_3DS_GET_CARD);
+    const result = double.issuerReturn(psp, 'authenticated');
+    const first = await details(result, 'details-1');
+    assert.equal(first.status, 200);
+    assert.deepEqual(
+      { ...first.body },
+      { amount: { currency: 'BRL', value: 4_990 }, merchantReference: first.body.merchantReference, pspReference: psp, resultCode: 'Authorised' },
+    );
+    assert.equal(first.headers.get('idempotency-key'), 'details-1');
+    assert.equal(double.payments.get(psp)?.status, 'Authorised');
+    assert.equal(double.payments.get(psp)?.captured, true);
+    const again = await details(result, 'details-1');
+    assert.deepEqual(again.body, first.body, 'the same key and body: the first answer');
+    const other = await details(result, 'details-2');
+    assert.equal(other.status, 422, 'a redirectResult is good for one request');
+    assert.equal((await details(result, 'details-1')).status, 200);
+    const reused = await call(double, '/payments/details', { details: { redirectResult: 'something else' } }, { key: 'details-1' });
+    assert.equal(reused.status, 422);
+    assert.equal(reused.body.errorCode, '704');
+    assert.throws(() => double.issuerReturn(psp, 'authenticated'), /not waiting/);
+    // The authorised payment is Adyen's like any other: refundable.
+    const refund = await call(double, `/payments/${psp}/refunds`, {
+      amount: { currency: 'BRL', value: 990 },
+      merchantAccount: double.merchantAccount,
+    });
+    assert.equal(refund.status, 201);
+  });
+
+  it('/payments/details: refused → Refused "3D Not Authenticated"; error → Error; manual capture kept; unknown or missing result → 422', async () => {
+    const refused = await redirected(ADYEN_3DS_POST_CARD);
+    const no = await details(double.issuerReturn(refused.psp, 'refused'));
+    assert.deepEqual(
+      [no.status, no.body.resultCode, no.body.refusalReason, no.body.pspReference],
+      [200, 'Refused', '3D Not Authenticated', refused.psp],
+    );
+    assert.equal(double.payments.get(refused.psp)?.status, 'Refused');
+
+    const failed = await redirected(ADYEN_3DS_GET_CARD);
+    const error = await details(double.issuerReturn(failed.psp, 'error'));
+    assert.deepEqual([error.body.resultCode, error.body.pspReference], ['Error', failed.psp]);
+    assert.equal(typeof error.body.refusalReason, 'string');
+
+    const manual = await call(
+      double,
+      '/payments',
+      paymentBody(double, 2_000, ADYEN_3DS_GET_CARD, { ...threeDS('always'), additionalData: { manualCapture: 'true' } }),
+    );
+    const psp = manual.body.pspReference as string;
+    assert.equal((await details(double.issuerReturn(psp, 'authenticated'))).body.resultCode, 'Authorised');
+    assert.equal(double.payments.get(psp)?.captured, false, 'left to capture');
+
+    assert.equal((await details('never-issued')).status, 422);
+    const empty = await call(double, '/payments/details', { details: {} });
+    assert.equal(empty.status, 422);
+    assert.equal((await call(double, '/payments/details', {}, { unchecked: true })).status, 422);
+  });
+
+  it("failNext('details', 500) answers 500 once, and the same request then works (a 5xx is not kept)", async () => {
+    const { psp } = await redirected(ADYEN_3DS_GET_CARD);
+    const result = double.issuerReturn(psp, 'authenticated');
+    double.failNext('details', 500);
+    assert.equal((await details(result, 'details-500')).status, 500);
+    assert.equal((await details(result, 'details-500')).body.resultCode, 'Authorised');
   });
 });
 

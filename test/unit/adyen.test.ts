@@ -5,7 +5,7 @@ import { eventsToPaid, planSaleFact, type SaleSnapshot } from '../../src/domain/
 import { loadCardRailConfig } from '../../src/providers/adyen/config.ts';
 import { notificationHmac, validNotificationHmac } from '../../src/providers/adyen/hmac.ts';
 import { actionOf, type NotificationItem } from '../../src/providers/adyen/notification-facts.ts';
-import { paymentRequest, paymentVerdict } from '../../src/providers/adyen/payment-request.ts';
+import { paymentRequest, paymentVerdict, shopperAction } from '../../src/providers/adyen/payment-request.ts';
 import { checkAdyenRequest } from '../helpers/adyen-spec.ts';
 
 // Adyen's own published vector (adyen-php-api-library, tests/Adyen/Util/HmacSignatureTest.php).
@@ -74,7 +74,12 @@ test('resultCode → moves of the PENDENTE sale; authorised money reaches PAGO f
   };
   const moves = (resultCode: string | undefined) => {
     const verdict = paymentVerdict(resultCode);
-    const fact = { kind: 'CARD_ANSWER' as const, sale: { ids: [], saleId: 1, referenceSuffices: true }, paymentId: 'P', result: verdict.result };
+    const fact = {
+      kind: 'CARD_ANSWER' as const,
+      sale: { ids: [], saleId: 1, referenceSuffices: true },
+      paymentId: 'P',
+      result: verdict.result === 'SHOPPER' ? ('ERROR' as const) : verdict.result,
+    };
     return { ...verdict, events: planSaleFact({ ...fact, captureByGateway: false, data: {} }, pendente).events };
   };
   assert.deepEqual(moves('Authorised'), { events: ['SENT_TO_PROCESSOR'], result: 'AUTHORISED', cancel: false });
@@ -101,6 +106,7 @@ test('the /payments body passes the official Checkout file, with shopper data, s
       card: { number: '4111111111111111', holderName: 'MARIA SILVA', expirationMonth: 3, expirationYear: 2030, cvv: '737', brand: 'VISA' },
       customer: { name: 'Maria da Silva', email: 'maria@example.com', document: '52998224725', phone: '11987654321' },
       shipping: { street: 'Rua A', number: '10', city: 'São Paulo', state: 'SP', zipCode: '01001000' },
+      authentication: null,
     },
   );
   assert.deepEqual(checkAdyenRequest({ method: 'POST', path: '/payments', body }), []);
@@ -110,6 +116,70 @@ test('the /payments body passes the official Checkout file, with shopper data, s
   assert.equal(body.telephoneNumber, '+5511987654321');
   assert.deepEqual(body.additionalData, { manualCapture: 'true' });
   assert.equal((body.paymentMethod as { expiryMonth: string }).expiryMonth, '03');
+});
+
+test('with authentication (3-D Secure, CONTRACT §11.2) the /payments body passes the official file, with the redirect flow fields', () => {
+  const browser = {
+    userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36',
+    acceptHeader: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+    language: 'pt-BR',
+    colorDepth: 24,
+    screenHeight: 844,
+    screenWidth: 390,
+    timeZoneOffset: 180,
+    javaEnabled: false,
+  };
+  const sale = (method: 'DEBIT_CARD' | 'CREDIT_CARD') =>
+    paymentRequest(
+      { merchantAccount: 'LojaBR', capture: 'automatic', returnUrl: 'https://gateway.invalid/adyen/return' },
+      {
+        saleId: 43,
+        amountCents: 4990,
+        method,
+        installments: 1,
+        card: { number: '4212345678901237', holderName: 'ANA LIMA', expirationMonth: 1, expirationYear: 2031, cvv: '987', brand: 'VISA' },
+        customer: { name: 'Ana Lima', email: 'ana@example.com', document: null, phone: null },
+        shipping: null,
+        authentication: {
+          baseUrl: 'https://pagamentos.example.com',
+          origin: 'https://pagamentos.example.com',
+          returnUrl: 'https://pagamentos.example.com/checkout/3ds/TOKEN/return',
+          token: 'TOKEN',
+          browser,
+          ip: '203.0.113.7',
+        },
+      },
+    );
+  const debit = sale('DEBIT_CARD');
+  assert.deepEqual(checkAdyenRequest({ method: 'POST', path: '/payments', body: debit }), []);
+  assert.equal(debit.channel, 'Web');
+  assert.equal(debit.origin, 'https://pagamentos.example.com');
+  assert.equal(debit.returnUrl, 'https://pagamentos.example.com/checkout/3ds/TOKEN/return');
+  assert.deepEqual(debit.browserInfo, browser);
+  assert.equal(debit.shopperIP, '203.0.113.7');
+  assert.deepEqual(debit.authenticationData, { attemptAuthentication: 'always', threeDSRequestData: { nativeThreeDS: 'disabled' } });
+  assert.equal((debit.paymentMethod as { fundingSource: string }).fundingSource, 'debit');
+  assert.equal(debit.shopperInteraction, 'Ecommerce');
+  // Credit: the issuer's (and Adyen's) rules decide whether to ask; the redirect flow all the same.
+  const credit = sale('CREDIT_CARD');
+  assert.deepEqual(checkAdyenRequest({ method: 'POST', path: '/payments', body: credit }), []);
+  assert.deepEqual(credit.authenticationData, { threeDSRequestData: { nativeThreeDS: 'disabled' } });
+  assert.deepEqual(credit.browserInfo, browser);
+  // The answers of the redirect flow: wait for the shopper only when one was sent, and follow a redirect action.
+  assert.deepEqual(paymentVerdict('RedirectShopper', true), { result: 'SHOPPER', cancel: false });
+  assert.deepEqual(paymentVerdict('RedirectShopper', false), { result: 'ERROR', cancel: true });
+  assert.deepEqual(shopperAction({ type: 'redirect', method: 'GET', url: 'https://acs.example/3ds?MD=1', paymentMethodType: 'scheme' }), {
+    method: 'GET',
+    url: 'https://acs.example/3ds?MD=1',
+    data: null,
+  });
+  assert.deepEqual(shopperAction({ type: 'redirect', method: 'POST', url: 'https://acs.example/3ds', data: { MD: 'm', PaReq: 'p' } }), {
+    method: 'POST',
+    url: 'https://acs.example/3ds',
+    data: { MD: 'm', PaReq: 'p' },
+  });
+  assert.equal(shopperAction({ type: 'threeDS2', token: 't' }), null);
+  assert.equal(shopperAction({ type: 'redirect', method: 'GET', url: 'javascript:alert(1)' }), null);
 });
 
 test('CARD_PROVIDER=adyen needs its settings, each bad one named', () => {

@@ -15,6 +15,7 @@ test('embedded defaults: every variable of CONTRACT §1 has its default', () => 
   const c = loadConfig({ DATA_DIR: tmp() });
   assert.equal(c.port, 3000);
   assert.equal(c.host, '127.0.0.1');
+  assert.equal(c.publicBaseUrl, 'http://127.0.0.1:3000');
   assert.equal(c.databaseUrl, undefined);
   assert.equal(c.embedded, true);
   assert.equal(c.trustProxy, false);
@@ -332,4 +333,17 @@ test('PIX_MERCHANT_NAME and PIX_MERCHANT_CITY: whatever start-up accepts, the bu
     }),
     { numRuns: 300 },
   );
+});
+
+test('PUBLIC_BASE_URL: where this process listens by default; an http(s) URL kept without its trailing slash; anything else named', () => {
+  const dir = tmp();
+  assert.equal(loadConfig({ DATA_DIR: dir, HOST: '::1', PORT: '8080' }).publicBaseUrl, 'http://[::1]:8080');
+  assert.equal(loadConfig({ DATA_DIR: dir, PUBLIC_BASE_URL: 'https://pay.example.com/' }).publicBaseUrl, 'https://pay.example.com');
+  assert.equal(loadConfig({ DATA_DIR: dir, PUBLIC_BASE_URL: 'https://example.com/gateway' }).publicBaseUrl, 'https://example.com/gateway');
+  for (const bad of ['pay.example.com', 'ftp://pay.example.com', 'https://pay.example.com/?a=1', 'https://user:pw@pay.example.com'])
+    assert.throws(
+      () => loadConfig({ DATA_DIR: dir, PUBLIC_BASE_URL: bad }),
+      (e: Error) => e instanceof ConfigError && /PUBLIC_BASE_URL/.test(e.message),
+      bad,
+    );
 });

@@ -5,6 +5,7 @@ import { saoPauloDate } from '../../src/domain/calendar.ts';
 import { parseDocument } from '../../src/domain/documents.ts';
 import { type SaleRequest, type SaleRequestResult, validateSaleRequest } from '../../src/domain/sale-request.ts';
 import { PAYMENT_METHODS } from '../../src/domain/transaction-states.ts';
+import { authenticationExample } from '../helpers/fixtures.ts';
 
 const NOW = new Date('2026-11-21T12:00:00Z'); // 2026-11-21 09:00 in São Paulo
 
@@ -78,6 +79,7 @@ test('CONTRACT §4 PIX example is valid and normalised', () => {
     shipping: null,
     pix: { expiresInSeconds: 3600 },
     boleto: null,
+    authentication: null,
   });
 });
 
@@ -90,6 +92,7 @@ test('CONTRACT §4 credit-card example is valid: card without CVV, installments 
     items: [{ title: 'Camiseta', unitPrice: 15000, quantity: 1, tangible: true }],
     postbackUrl: null,
     installments: 3,
+    authentication: null,
     card: {
       number: '4111111111111111',
       holderName: 'MARIA SILVA',
@@ -138,7 +141,7 @@ test('defaults: installments 1, pix 3600 when absent or {}, pix null expiry kept
 });
 
 test('other valid shapes: debit card, alphanumeric CNPJ, punctuated CPF, complement string, digital sale with shipping, http URL', () => {
-  const debit = { ...withPath(cardBody(), 'paymentMethod', 'DEBIT_CARD') };
+  const debit: Record<string, unknown> = { ...withPath(cardBody(), 'paymentMethod', 'DEBIT_CARD'), authentication: authenticationExample() };
   delete debit.installments;
   const d = sale(validateSaleRequest(debit, NOW));
   assert.equal(d.installments, null);
@@ -326,9 +329,13 @@ for (const [name, base, path, value, field] of CASES) {
 }
 
 test('DEBIT_CARD refuses Amex on card.number and installments', () => {
-  const amexDebit = withPath(withPath(withPath(cardBody(), 'paymentMethod', 'DEBIT_CARD'), 'card.number', '378282246310005'), 'card.cvv', '1234');
+  const amexDebit = withPath(
+    withPath(withPath(withPath(cardBody(), 'paymentMethod', 'DEBIT_CARD'), 'card.number', '378282246310005'), 'card.cvv', '1234'),
+    'authentication',
+    authenticationExample(),
+  );
   assert.deepStrictEqual(fields(validateSaleRequest(withPath(amexDebit, 'installments', DELETE), NOW)), ['card.number']);
-  const visaDebit = withPath(cardBody(), 'paymentMethod', 'DEBIT_CARD');
+  const visaDebit = withPath(withPath(cardBody(), 'paymentMethod', 'DEBIT_CARD'), 'authentication', authenticationExample());
   assert.deepStrictEqual(fields(validateSaleRequest(visaDebit, NOW)), ['installments']);
 });
 
@@ -646,4 +653,34 @@ test('junk sweep: 3000 valid bodies with junk planted in 1–4 fields never thro
   );
   // Some junk is harmless (an unknown key, null where optional), so a few must still pass.
   assert.ok(oks > 0);
+});
+
+test('3-D Secure: authentication required for DEBIT_CARD, optional for CREDIT_CARD, refused elsewhere; each field named', () => {
+  const debit = { ...withPath(cardBody(), 'paymentMethod', 'DEBIT_CARD') };
+  delete debit.installments;
+  assert.deepStrictEqual(fields(validateSaleRequest(debit, NOW)), ['authentication']);
+  const given = sale(validateSaleRequest({ ...debit, authentication: authenticationExample() }, NOW));
+  assert.deepStrictEqual(given.authentication, authenticationExample());
+  assert.equal(sale(validateSaleRequest(cardBody(), NOW)).authentication, null);
+  assert.deepStrictEqual(
+    sale(validateSaleRequest({ ...cardBody(), authentication: authenticationExample() }, NOW)).authentication,
+    authenticationExample(),
+  );
+  assert.deepStrictEqual(fields(validateSaleRequest({ ...pixBody(), authentication: authenticationExample() }, NOW)), ['authentication']);
+  const withAuth = (path: string, value: unknown) =>
+    validateSaleRequest(withPath({ ...debit, authentication: authenticationExample() }, path, value), NOW);
+  const cases: [string, unknown, string][] = [
+    ['authentication.returnUrl', 'http://loja.example.com/volta', 'authentication.returnUrl'],
+    ['authentication.returnUrl', 'ftp://loja.example.com/volta', 'authentication.returnUrl'],
+    ['authentication.ip', '999.1.1.1', 'authentication.ip'],
+    ['authentication.browser.colorDepth', 0, 'authentication.browser.colorDepth'],
+    ['authentication.browser.timeZoneOffset', 900, 'authentication.browser.timeZoneOffset'],
+    ['authentication.browser.javaEnabled', 'no', 'authentication.browser.javaEnabled'],
+    ['authentication.browser.userAgent', DELETE, 'authentication.browser.userAgent'],
+    ['authentication.browser', DELETE, 'authentication.browser'],
+  ];
+  for (const [path, value, field] of cases) assert.deepStrictEqual(fields(withAuth(path, value)), [field], `${path} = ${String(value)}`);
+  for (const url of ['http://localhost:8080/volta', 'http://127.0.0.1/volta', 'https://loja.example.com/volta?pedido=1'])
+    assert.equal(sale(withAuth('authentication.returnUrl', url)).authentication?.returnUrl, url);
+  assert.equal(sale(withAuth('authentication.ip', '2001:db8::7')).authentication?.ip, '2001:db8::7');
 });

@@ -35,6 +35,8 @@ export interface PaymentAnswer {
   resultCode?: string;
   refusalReason?: string;
   merchantReference?: string;
+  /** RedirectShopper and the like: where the shopper's browser goes. */
+  action?: { type?: string; method?: string; url?: string; data?: Record<string, unknown> };
 }
 /** The 201 of captures, refunds, cancels and reversals: Adyen took the request; the outcome comes by notification. */
 export interface ModificationAnswer {
@@ -46,6 +48,8 @@ export type Modification = 'captures' | 'refunds' | 'cancels' | 'reversals';
 
 export interface AdyenClient {
   payment(body: Record<string, unknown>, idempotencyKey: string): Promise<PaymentAnswer>;
+  /** POST /payments/details: the shopper's return from its issuer (3-D Secure). */
+  details(body: Record<string, unknown>, idempotencyKey: string): Promise<PaymentAnswer>;
   modify(kind: Modification, paymentPsp: string, body: Record<string, unknown>, idempotencyKey: string): Promise<ModificationAnswer>;
   close(): Promise<void>;
 }
@@ -72,6 +76,12 @@ export function createAdyenClient(connection: AdyenConnection): AdyenClient {
       const answer = (await call('POST /payments', '/payments', body, key)) as PaymentAnswer | undefined;
       if (typeof answer !== 'object' || answer === null || typeof answer.resultCode !== 'string')
         throw new AdyenError('invalid-answer', 'POST /payments', 'no resultCode in the answer');
+      return answer;
+    },
+    async details(body, key) {
+      const answer = (await call('POST /payments/details', '/payments/details', body, key)) as PaymentAnswer | undefined;
+      if (typeof answer !== 'object' || answer === null || typeof answer.resultCode !== 'string')
+        throw new AdyenError('invalid-answer', 'POST /payments/details', 'no resultCode in the answer');
       return answer;
     },
     async modify(kind, psp, body, key) {

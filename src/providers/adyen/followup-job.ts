@@ -1,7 +1,8 @@
 /**
  * What the Adyen connector owes when a process failed half-way (CONTRACT §11.2): card sales left
  * PENDENTE by a crash before Adyen's answer was recorded are told as a failed answer through the
- * apply step (FALHA; a late AUTHORISATION still pays them). Captures and reversals owed are the
+ * apply step (FALHA; a late AUTHORISATION still pays them). A sale Adyen answered by asking for its
+ * shopper (3-D Secure) is not stale while it waits. Captures and reversals owed are the
  * provider-event store's followups, sent again by its job until done.
  */
 import type { AppContext } from '../../context.ts';
@@ -48,6 +49,8 @@ async function staleSales(ctx: AppContext, adyen: AdyenConnector, before: Date):
     ctx.db,
     sql`SELECT id FROM transactions
         WHERE status = 'PENDENTE' AND payment_method IN ('CREDIT_CARD', 'DEBIT_CARD') AND ${ofAccount(adyen.account)} AND created_at < ${before}
+          -- Answered, but waiting for its shopper (3-D Secure): the return moves it, or the expiry job cancels it.
+          AND NOT EXISTS (SELECT 1 FROM card_authentications a WHERE a.transaction_id = transactions.id AND a.action IS NOT NULL AND a.returned_at IS NULL)
         ORDER BY id LIMIT ${batch_size}`,
   );
   return stale.rows.map((r) => Number(r.id));

@@ -2,7 +2,7 @@
  * Pure: what the gateway sends Adyen for a card sale (CONTRACT §11.2), and what Adyen's answers
  * mean for the sale. The card is in the request only; nothing here keeps it.
  */
-import type { CardSubmission } from '../ports.ts';
+import type { CardSubmission, ShopperAction } from '../ports.ts';
 
 export interface PaymentSettings {
   merchantAccount: string;
@@ -16,7 +16,11 @@ function shopperName(name: string): { firstName: string; lastName: string } {
   return { firstName: first.slice(0, 80), lastName: (parts.slice(1).join(' ') || first).slice(0, 80) };
 }
 
-/** POST /payments: amount in BRL minor units, the sale id as reference, 3-D Secure never attempted (no shopper to redirect). */
+/**
+ * POST /payments: amount in BRL minor units, the sale id as reference. Without the shopper's browser
+ * 3-D Secure is never attempted; with it, Adyen's redirect flow (the shopper leaves through the
+ * gateway's page, authenticates at its issuer and comes back to `returnUrl`), always for debit.
+ */
 export function paymentRequest(s: PaymentSettings, sale: CardSubmission): Record<string, unknown> {
   const { card, customer, shipping } = sale;
   const body: Record<string, unknown> = {
@@ -33,13 +37,26 @@ export function paymentRequest(s: PaymentSettings, sale: CardSubmission): Record
       // Brazilian combo cards pay by credit unless told otherwise.
       fundingSource: sale.method === 'DEBIT_CARD' ? 'debit' : 'credit',
     },
-    returnUrl: s.returnUrl,
+    returnUrl: sale.authentication?.returnUrl ?? s.returnUrl,
     shopperInteraction: 'Ecommerce',
     authenticationData: { attemptAuthentication: 'never' },
     shopperEmail: customer.email,
     shopperName: shopperName(customer.name),
     countryCode: 'BR',
   };
+  const auth = sale.authentication;
+  if (auth) {
+    body.channel = 'Web';
+    body.origin = auth.origin;
+    body.browserInfo = { ...auth.browser };
+    body.shopperIP = auth.ip;
+    // The redirect flow: no Adyen script runs on the shopper's page. Debit is always authenticated
+    // (the acquirers require it); credit is left to Adyen's and the issuer's rules.
+    body.authenticationData = {
+      ...(sale.method === 'DEBIT_CARD' ? { attemptAuthentication: 'always' } : {}),
+      threeDSRequestData: { nativeThreeDS: 'disabled' },
+    };
+  }
   if (sale.method === 'CREDIT_CARD' && sale.installments > 1) body.installments = { value: sale.installments };
   if (customer.document) body.socialSecurityNumber = customer.document;
   // Digits with the area code (CONTRACT §4); Adyen wants the country code with a plus.
@@ -60,15 +77,22 @@ export function paymentRequest(s: PaymentSettings, sale: CardSubmission): Record
   return body;
 }
 
-/** What an answer to POST /payments says of the payment. */
+/** What an answer to POST /payments (or /payments/details) says of the payment. */
 export interface PaymentVerdict {
-  result: 'AUTHORISED' | 'REFUSED' | 'PENDING' | 'ERROR';
+  /** SHOPPER: the issuer wants the shopper (3-D Secure); the sale waits for its return. */
+  result: 'AUTHORISED' | 'REFUSED' | 'PENDING' | 'ERROR' | 'SHOPPER';
   /** The payment must not stand (it asks for a shopper we do not have): it is cancelled at Adyen. */
   cancel: boolean;
 }
 
-export function paymentVerdict(resultCode: string | undefined): PaymentVerdict {
+/** `shopper`: the sale was sent with the shopper's browser, so an action for it can be followed. */
+export function paymentVerdict(resultCode: string | undefined, shopper = false): PaymentVerdict {
   switch (resultCode) {
+    case 'RedirectShopper':
+    case 'IdentifyShopper':
+    case 'ChallengeShopper':
+      if (shopper) return { result: 'SHOPPER', cancel: false };
+      return { result: 'ERROR', cancel: true };
     case 'Authorised':
       // Money to collect: PAGO follows Adyen's notification, after a capture where it is manual.
       return { result: 'AUTHORISED', cancel: false };
@@ -82,7 +106,19 @@ export function paymentVerdict(resultCode: string | undefined): PaymentVerdict {
     case 'Error':
       return { result: 'ERROR', cancel: false };
     default:
-      // RedirectShopper, ChallengeShopper, PartiallyAuthorised…: nothing this API can finish.
+      // PartiallyAuthorised, Presented…, or a shopper step without a shopper: nothing this API can finish.
       return { result: 'ERROR', cancel: true };
   }
+}
+
+/** The shopper's next step in an answer: a redirect action's method, URL and form data; null when there is none to follow. */
+export function shopperAction(action: unknown): ShopperAction | null {
+  const a = action as { type?: unknown; method?: unknown; url?: unknown; data?: unknown } | null | undefined;
+  if (a?.type !== 'redirect' || typeof a.url !== 'string' || !/^https?:\/\//i.test(a.url)) return null;
+  const method = String(a.method ?? 'GET').toUpperCase() === 'POST' ? 'POST' : 'GET';
+  const data =
+    a.data && typeof a.data === 'object'
+      ? Object.fromEntries(Object.entries(a.data as Record<string, unknown>).map(([k, v]) => [k, String(v)]))
+      : null;
+  return { method, url: a.url, data: method === 'POST' ? (data ?? {}) : null };
 }

@@ -61,6 +61,8 @@ export const cardAutopilotJob: Job = {
       sql`SELECT id, status, provider_data->>'sandboxOutcome' AS outcome, external_transaction_id, amount FROM transactions
           WHERE status IN ('PENDENTE', 'EM_PROCESSAMENTO') AND ${ofAccount(sandbox_card_account)} AND payment_method IN ('CREDIT_CARD', 'DEBIT_CARD')
             AND updated_at <= ${new Date(now.getTime() - card_step_ms)}
+            -- A sale waiting for its shopper's authentication (3-D Secure) is the shopper's to move, not the autopilot's.
+            AND NOT EXISTS (SELECT 1 FROM card_authentications a WHERE a.transaction_id = transactions.id AND a.result IS NULL)
           ORDER BY updated_at LIMIT ${batch_size}`,
     );
     let moved = 0;

@@ -5,6 +5,7 @@
  * issuer keep this connector for their cancel.
  */
 import { request } from 'undici';
+import type { ProviderFact } from '../../domain/provider-facts.ts';
 import { randomBytes } from '../../domain/random.ts';
 import { readSettlementReport } from '../adyen/settlement-report.ts';
 import type { Account, CardOutcome, CardProcessor } from '../ports.ts';
@@ -22,6 +23,12 @@ const sandbox_card_outcomes: Record<string, CardOutcome> = {
 export function sandboxCardOutcome(number: string): CardOutcome {
   return sandbox_card_outcomes[number] ?? 'APPROVED';
 }
+
+/** CONTRACT §11.2: a card ending in 0002 always fails the sandbox issuer's authentication, whatever the shopper presses. */
+export const sandboxAuthenticates = (number: string) => !number.endsWith('0002');
+
+/** What the sandbox issuer page posts back as `redirectResult`, by the button pressed. */
+export const sandbox_redirect_results = { authenticated: 'sandbox-authenticated', refused: 'sandbox-refused' } as const;
 
 /** CONTRACT §6: an EMAIL key ending in @reject.test is rejected (cashouts paid by the in-process sandbox, before the Efí connector). */
 export function sandboxPayoutOutcome(pixKeyType: string, pixKey: string): 'COMPLETED' | 'REJECTED' {
@@ -44,8 +51,35 @@ export function sandboxCardProcessor(psp: SandboxPsp | null = null): SandboxCard
     capability: 'CARD',
     account: sandbox_card_account,
     // The sandbox decides now, while it sees the number; the autopilot plays the outcome later.
-    reference: ({ number }) => ({ externalId: externalId('card'), providerData: { sandboxOutcome: sandboxCardOutcome(number) } }),
-    authorise: async () => [],
+    reference: ({ number }) => ({
+      externalId: externalId('card'),
+      providerData: { sandboxOutcome: sandboxCardOutcome(number), sandboxAuthenticates: sandboxAuthenticates(number) },
+    }),
+    // With the shopper's browser it always asks for authentication, at its own issuer page (routes.ts).
+    authorise: async (sale) => ({
+      facts: [],
+      action: sale.authentication
+        ? { method: 'GET', url: `${sale.authentication.baseUrl}/sandbox/3ds/${sale.authentication.token}`, data: null }
+        : null,
+    }),
+    // Authenticated: the autopilot plays the outcome decided when it saw the card. Otherwise refused now.
+    async details({ saleId, redirectResult, providerData }) {
+      if (redirectResult === sandbox_redirect_results.authenticated && providerData?.sandboxAuthenticates !== false) return [];
+      const fact: ProviderFact = {
+        provider: 'sandbox',
+        identity: `sandbox-3ds-${saleId}:answer`,
+        externalReference: String(saleId),
+        fact: {
+          kind: 'CARD_ANSWER',
+          sale: { ids: [], saleId, referenceSuffices: true },
+          paymentId: null,
+          result: 'REFUSED',
+          captureByGateway: false,
+          data: { refusalReason: '3D Not Authenticated' },
+        },
+      };
+      return [fact];
+    },
     // It captures what it approves itself.
     capture: async ({ paymentId }) => ({ status: 'DONE', detail: paymentId }),
     // The sandbox card processor and bank refund at once (CONTRACT §5a), booked in its record under the refund's reference; it

@@ -29,17 +29,18 @@ export function testCardProcessor(id: string): TestCardProcessor {
       const paymentId = `T${sale.saleId}`;
       payments.set(paymentId, { saleId: sale.saleId, amount: sale.amountCents, captured: false });
       const ref = { ids: [paymentId], saleId: sale.saleId, referenceSuffices: true };
-      return [
-        fact(`answer ${sale.saleId}`, paymentId, {
-          kind: 'CARD_ANSWER',
-          sale: ref,
-          paymentId,
-          result: 'AUTHORISED',
-          captureByGateway: true,
-          data: {},
-        }),
-      ];
+      const answer = fact(`answer ${sale.saleId}`, paymentId, {
+        kind: 'CARD_ANSWER',
+        sale: ref,
+        paymentId,
+        result: 'AUTHORISED',
+        captureByGateway: true,
+        data: {},
+      });
+      return { facts: [answer], action: null };
     },
+    // It never asks for the shopper.
+    details: async () => [],
     async capture({ saleId, paymentId }) {
       calls.push(`capture ${saleId}`);
       const payment = payments.get(paymentId);

@@ -1,0 +1,31 @@
+/**
+ * 3-D Secure in the panel (CONTRACT §11.2, §12): a card sale whose shopper has not authenticated yet
+ * reads "Aguardando autenticação" where its status shows, and a card sale's page tells whether its
+ * shopper was authenticated.
+ */
+import type { Queryable } from '../db/db.ts';
+import { run, sql } from '../db/sql.ts';
+import { authentication_results, awaiting_authentication, labelOf, sale_statuses } from './labels.ts';
+
+/** The sales among `ids` still PENDENTE with an authentication that has no result yet. */
+export async function awaitingAuthentication(q: Queryable, ids: readonly number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const r = await run<{ id: number | string }>(
+    q,
+    sql`SELECT t.id FROM card_authentications a JOIN transactions t ON t.id = a.transaction_id
+        WHERE a.transaction_id = ANY(${ids.map(Number)}::bigint[]) AND a.result IS NULL AND t.status = 'PENDENTE'`,
+  );
+  return new Set(r.rows.map((row) => Number(row.id)));
+}
+
+/** A sale's status in words: "Aguardando autenticação" for a PENDENTE card sale whose shopper has not authenticated. */
+export function saleStatusLabel(status: string, awaiting: boolean): string {
+  return status === 'PENDENTE' && awaiting ? awaiting_authentication : labelOf(sale_statuses, status);
+}
+
+/** Whether the shopper was authenticated, in words; null when none was asked (or the answer is not in yet). */
+export function authenticationLabel(authenticated: boolean | null | undefined): string | null {
+  if (authenticated === true) return authentication_results.authenticated;
+  if (authenticated === false) return authentication_results.failed;
+  return null;
+}
