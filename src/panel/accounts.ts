@@ -145,6 +145,8 @@ async function countAttempt(q: Queryable, email: string, now: Date): Promise<{ s
 export interface Session {
   sellerId: number;
   csrfToken: string;
+  /** The seller's name (the shop), shown in every logged-in page's header. */
+  shopName?: string;
 }
 
 export async function startSession(q: Queryable, sellerId: number, now: Date): Promise<{ id: string; session: Session }> {
@@ -161,15 +163,15 @@ export async function startSession(q: Queryable, sellerId: number, now: Date): P
 /** The live session of this id (and it is seen now), or null: unknown, ended, 8 h old or idle 1 h. */
 export async function resumeSession(q: Queryable, id: string, now: Date): Promise<Session | null> {
   const row = maybeOne(
-    await run<{ seller_id: number; csrf_token: string }>(
+    await run<{ seller_id: number; csrf_token: string; shop_name: string | null }>(
       q,
       sql`UPDATE panel_sessions SET last_seen_at = ${now}
           WHERE id_digest = ${digestOf(id)} AND ended_at IS NULL AND created_at > ${new Date(now.getTime() - session_absolute_ms)}
             AND last_seen_at > ${new Date(now.getTime() - session_idle_ms)}
-          RETURNING seller_id, csrf_token`,
+          RETURNING seller_id, csrf_token, (SELECT name FROM sellers WHERE sellers.id = panel_sessions.seller_id) AS shop_name`,
     ),
   );
-  return row && { sellerId: Number(row.seller_id), csrfToken: row.csrf_token };
+  return row && { sellerId: Number(row.seller_id), csrfToken: row.csrf_token, ...(row.shop_name ? { shopName: row.shop_name } : {}) };
 }
 
 export async function endSession(q: Queryable, id: string, now: Date): Promise<void> {

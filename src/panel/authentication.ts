@@ -5,7 +5,8 @@
  */
 import type { Queryable } from '../db/db.ts';
 import { run, sql } from '../db/sql.ts';
-import { authentication_results, awaiting_authentication, labelOf, sale_statuses } from './labels.ts';
+import type { TransactionEvent } from '../domain/transaction-states.ts';
+import { authentication_results, awaiting_authentication, labelOf, refunded_by, sale_statuses } from './labels.ts';
 
 /** The sales among `ids` still PENDENTE with an authentication that has no result yet. */
 export async function awaitingAuthentication(q: Queryable, ids: readonly number[]): Promise<Set<number>> {
@@ -18,9 +19,24 @@ export async function awaitingAuthentication(q: Queryable, ids: readonly number[
   return new Set(r.rows.map((row) => Number(row.id)));
 }
 
-/** A sale's status in words: "Aguardando autenticação" for a PENDENTE card sale whose shopper has not authenticated. */
-export function saleStatusLabel(status: string, awaiting: boolean): string {
-  return status === 'PENDENTE' && awaiting ? awaiting_authentication : labelOf(sale_statuses, status);
+/** The event that made each ESTORNADO sale among `ids` so (its last event): a refund, a chargeback or a MED lost. */
+export async function refundedBy(q: Queryable, ids: readonly number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const r = await run<{ id: number | string; last_event: string | null }>(
+    q,
+    sql`SELECT id, last_event FROM transactions WHERE id = ANY(${ids.map(Number)}::bigint[]) AND status = 'ESTORNADO'`,
+  );
+  return new Map(r.rows.filter((row) => row.last_event !== null).map((row) => [Number(row.id), row.last_event as string]));
+}
+
+/**
+ * A sale's status in words: "Aguardando autenticação" for a PENDENTE card sale whose shopper has not
+ * authenticated; an ESTORNADO one says how (reembolso, chargeback, MED) when its last event tells.
+ */
+export function saleStatusLabel(status: string, awaiting: boolean, lastEvent?: string | null): string {
+  if (status === 'PENDENTE' && awaiting) return awaiting_authentication;
+  if (status === 'ESTORNADO' && lastEvent) return refunded_by[lastEvent as TransactionEvent] ?? labelOf(sale_statuses, status);
+  return labelOf(sale_statuses, status);
 }
 
 /** Whether the shopper was authenticated, in words; null when none was asked (or the answer is not in yet). */

@@ -4,7 +4,7 @@ import { run, sql } from '../db/sql.ts';
 import { saoPauloDate } from '../domain/calendar.ts';
 import { readBalance } from '../ledger/balances.ts';
 import { listTransactions, type ShownRow } from '../transactions/transactions-repo.ts';
-import { awaitingAuthentication } from './authentication.ts';
+import { awaitingAuthentication, refundedBy } from './authentication.ts';
 import type { DayTotal } from './chart.ts';
 
 const day_ms = 24 * 60 * 60_000;
@@ -16,6 +16,8 @@ export interface Home {
   latest: ShownRow[];
   /** The latest sales still waiting for their shopper's 3-D Secure. */
   awaiting: Set<number>;
+  /** The ESTORNADO ones among the latest sales, by the event that refunded them. */
+  refunded: Map<number, string>;
 }
 
 export async function homeOf(q: Queryable, sellerId: number, now: Date): Promise<Home> {
@@ -35,5 +37,6 @@ export async function homeOf(q: Queryable, sellerId: number, now: Date): Promise
   }
   const latest = await listTransactions(q, { sellerId, beforeId: null, limit: 10 });
   const awaiting = await awaitingAuthentication(q, latest.map(idOf));
-  return { balance, days, latest, awaiting };
+  const refunded = await refundedBy(q, latest.map(idOf));
+  return { balance, days, latest, awaiting, refunded };
 }

@@ -18,6 +18,13 @@ export const sale_statuses: Record<TransactionStatus, string> = {
   MED: 'Em contestação (MED)',
 };
 
+/** An ESTORNADO sale says how its money went back: by the event that ended it (its last one). */
+export const refunded_by: Partial<Record<TransactionEvent, string>> = {
+  REFUNDED: 'Estornado (reembolso)',
+  CHARGEBACK_CONFIRMED: 'Estornado (chargeback)',
+  MED_LOST: 'Estornado (MED)',
+};
+
 /** A PENDENTE card sale whose shopper has not passed 3-D Secure yet (CONTRACT §11.2), in place of "Pendente". */
 export const awaiting_authentication = 'Aguardando autenticação';
 

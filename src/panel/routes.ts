@@ -20,6 +20,7 @@ import { saleStatusLabel } from './authentication.ts';
 import { cashoutPages } from './cashout-pages.ts';
 import { salesChartSvg } from './chart.ts';
 import { panelError } from './error-page.ts';
+import { favicon_ico, favicon_svg } from './favicon.ts';
 import { onField, onForm } from './form-errors.ts';
 import { reais, whenSaoPaulo } from './format.ts';
 import { homeOf } from './home.ts';
@@ -57,6 +58,13 @@ export async function panelRoutes(app: Router, ctx: AppContext, limits: RateLimi
 
   app.get('/painel/estilo.css', { schema: { hide: true } }, async (_request, reply) =>
     reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(stylesheet),
+  );
+  // The icon: linked from every page as SVG, and at /favicon.ico where a browser looks on its own.
+  app.get('/painel/favicon.svg', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(favicon_svg),
+  );
+  app.get('/favicon.ico', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('image/x-icon').header('cache-control', 'public, max-age=86400').send(favicon_ico),
   );
   loginRoutes(app, ctx, hasher, limits);
   inviteRoutes(app, ctx, hasher);
@@ -163,7 +171,7 @@ function homeRoutes(app: Router, ctx: AppContext): void {
         id: s.id,
         when: whenSaoPaulo(s.created_at),
         method: payment_methods[s.payment_method],
-        status: saleStatusLabel(s.status, home.awaiting.has(Number(s.id))),
+        status: saleStatusLabel(s.status, home.awaiting.has(Number(s.id)), home.refunded.get(Number(s.id))),
         amount: reais(s.amount),
       })),
     });

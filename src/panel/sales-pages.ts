@@ -10,7 +10,7 @@ import type { Router } from '../http/router.ts';
 import { refundSale } from '../refunds/refund-sale.ts';
 import { applyEvent } from '../transactions/apply-event.ts';
 import { listTransactions } from '../transactions/transactions-repo.ts';
-import { awaitingAuthentication, saleStatusLabel } from './authentication.ts';
+import { awaitingAuthentication, refundedBy, saleStatusLabel } from './authentication.ts';
 import { type FormErrors, onField, placed } from './form-errors.ts';
 import { reais, reaisTyped, whenSaoPaulo } from './format.ts';
 import { labelOf, payment_methods, sale_statuses } from './labels.ts';
@@ -72,6 +72,7 @@ export function salesPages(app: Router, ctx: AppContext): void {
     const shown = rows.slice(0, page_size);
     // A card sale whose shopper has not passed 3-D Secure yet reads so, in place of "Pendente".
     const awaiting = await awaitingAuthentication(ctx.db, shown.map(idOf));
+    const refunded = await refundedBy(ctx.db, shown.map(idOf));
     const next = rows.length > page_size ? new URLSearchParams({ ...cleanQuery(request.query), antes: String(shown.at(-1)!.id) }) : null;
     return page(reply, 200, 'vendas.eta', {
       title: 'Vendas',
@@ -84,7 +85,7 @@ export function salesPages(app: Router, ctx: AppContext): void {
         id: s.id,
         when: whenSaoPaulo(s.created_at),
         method: labelOf(payment_methods, s.payment_method),
-        status: saleStatusLabel(s.status, awaiting.has(Number(s.id))),
+        status: saleStatusLabel(s.status, awaiting.has(Number(s.id)), refunded.get(Number(s.id))),
         customer: s.customer_name,
         amount: reais(s.amount),
       })),

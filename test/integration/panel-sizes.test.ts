@@ -54,7 +54,19 @@ describe('every panel page at a phone’s and a desk’s size', { skip: browserS
   let seller: SellerKeys;
   let invitePath: string;
   const delivery = createDeliveryJob({ retryDelaysMs: [60_000] });
-  const ids = { pendingPix: 0, paidPix: 0, card: 0, boleto: 0, debit: 0, waitingDebit: 0, refusedDebit: 0, webhook: 0 };
+  const ids = {
+    pendingPix: 0,
+    paidPix: 0,
+    card: 0,
+    boleto: 0,
+    debit: 0,
+    waitingDebit: 0,
+    refusedDebit: 0,
+    webhook: 0,
+    chargebackLost: 0,
+    medLost: 0,
+    refunded: 0,
+  };
 
   const api = async (method: 'GET' | 'POST', url: string, headers: Record<string, string>, payload?: object) => {
     const res = await gw.app.inject({ method, url, headers, ...(payload ? { payload } : {}) });
@@ -77,6 +89,13 @@ describe('every panel page at a phone’s and a desk’s size', { skip: browserS
     await event(ids.card, 'SENT_TO_PROCESSOR');
     await event(ids.card, 'APPROVED');
     await api('POST', `/api/transactions/${ids.card}/refund`, { ...seller.headers, 'idempotency-key': 'tamanhos-estorno' }, { amount: 5000 });
+    // Three sales refunded three ways: a chargeback lost, a MED lost, a refund of the whole amount.
+    ids.chargebackLost = await sale(cardExample());
+    for (const move of ['SENT_TO_PROCESSOR', 'APPROVED', 'CHARGEBACK_OPENED', 'CHARGEBACK_CONFIRMED']) await event(ids.chargebackLost, move);
+    ids.medLost = await sale(pixExample({ amount: 4000 }));
+    for (const move of ['PAYMENT_CONFIRMED', 'MED_OPENED', 'MED_LOST']) await event(ids.medLost, move);
+    ids.refunded = await sale(pixExample({ amount: 2500 }));
+    for (const move of ['PAYMENT_CONFIRMED', 'REFUNDED']) await event(ids.refunded, move);
     // Debit sales (3-D Secure): one authenticated by its shopper and sent to the processor, one still
     // waiting for its shopper, one whose shopper the issuer refused.
     const debit = await saleOf(debitExample());
@@ -126,6 +145,11 @@ describe('every panel page at a phone’s and a desk’s size', { skip: browserS
     for (const link of await page.locator('header a, header button').all()) {
       const box = await link.boundingBox();
       assert.ok(box && box.x >= 0 && box.x + box.width <= width, `${where}: "${await link.textContent()}" is off screen`);
+    }
+    // The money of a list (Início, Vendas, Extrato) is on screen without scrolling sideways.
+    for (const money of await page.locator('[data-venda-valor], [data-extrato="valor"], [data-extrato="saldo"]').all()) {
+      const box = await money.boundingBox();
+      assert.ok(box && box.x >= 0 && box.x + box.width <= width, `${where}: "${await money.textContent()}" is off screen`);
     }
     assert.deepEqual(await axeCheck(page), [], `${where}: axe`);
     if (shot) await screenshot(page, `painel-${name}-${size}`);
@@ -187,16 +211,44 @@ describe('every panel page at a phone’s and a desk’s size', { skip: browserS
   }
 
   async function everyPage(page: Page, size: keyof typeof SIZES): Promise<void> {
-    assert.match(await visit(page, '/painel', 'inicio', size), /Cartão de crédito.*Pago/s);
+    const home = await visit(page, '/painel', 'inicio', size);
+    assert.match(home, /Pago.*Cartão de crédito/s);
+    assert.equal(await page.locator('header [data-loja]').textContent(), 'Loja dos Tamanhos', "the shop's name in the header");
+    assert.ok((await page.locator('td[data-venda-valor]').count()) > 0, 'Início lists sales with their amount');
     const sales = await visit(page, '/painel/vendas', 'vendas', size);
+    for (const word of ['Estornado (chargeback)', 'Estornado (MED)', 'Estornado (reembolso)'])
+      assert.ok(sales.includes(word), `Vendas shows "${word}"`);
+    assert.ok(!/Estornado(?! \()/.test((await page.locator('table').textContent()) ?? ''), 'no refunded sale without saying how');
     for (const word of ['Pendente', 'Pago', 'Em processamento', 'Cartão de débito', 'Cartão de crédito', 'Boleto', 'PIX', 'Aguardando autenticação'])
       assert.ok(sales.includes(word), `Vendas shows "${word}"`);
-    assert.match(await visit(page, `/painel/vendas/${ids.pendingPix}`, 'venda-pix', size), /529\.982\.247-25/);
+    const pix = await visit(page, `/painel/vendas/${ids.pendingPix}`, 'venda-pix', size);
+    assert.match(pix, /529\.982\.247-25/);
+    assert.match(
+      (await page.locator('[data-venda="validade-pix"]').textContent()) ?? '',
+      /^(\d{2}\/\d{2}\/\d{4} \d{2}:\d{2} \(horário de Brasília\)|Não expira.*)$/,
+    );
+    assert.match(pix, /Ao cancelar, a venda não poderá mais ser paga\./);
+    assert.doesNotMatch(pix, /Cancelada, a venda/);
     const card = await visit(page, `/painel/vendas/${ids.card}`, 'venda-cartao', size);
+    assert.equal(await page.locator('header [data-loja]').textContent(), 'Loja dos Tamanhos');
+    assert.match((await page.locator('[data-venda="endereco"]').textContent()) ?? '', /CEP \d{5}-\d{3}/, 'the shipping address');
+    assert.match((await page.locator('[data-venda="frete"]').textContent()) ?? '', /^R\$ \d/, 'the shipping fee');
+    assert.match(card, /Status informado/);
+    assert.doesNotMatch(card, /Status anunciado/);
     assert.match(card, /Pendente → Em processamento \(enviada à operadora do cartão\)/);
     assert.match(card, /Concluído/, 'the refund, in words');
     assert.match(card, /Webhook de venda.*Pago.*Entregue \(1 tentativa, HTTP 200\)/s, 'the notification, in words');
     await visit(page, `/painel/vendas/${ids.boleto}`, 'venda-boleto', size);
+    assert.match((await page.locator('[data-venda="linha-digitavel"]').textContent()) ?? '', /^\d{5}\.\d{5} \d{5}\.\d{6} \d{5}\.\d{6} \d \d{14}$/);
+    for (const [id, word, how] of [
+      [ids.chargebackLost, 'Estornado (chargeback)', /Em chargeback → Estornado \(chargeback\)/],
+      [ids.medLost, 'Estornado (MED)', /Em contestação \(MED\) → Estornado \(MED\)/],
+      [ids.refunded, 'Estornado (reembolso)', /Pago → Estornado \(reembolso\)/],
+    ] as const) {
+      const shown = await visit(page, `/painel/vendas/${id}`, `venda-estornada-${id}`, size, 200, false);
+      assert.equal(await page.locator('[data-venda="status"]').textContent(), word);
+      assert.match(shown, how);
+    }
     // The 3-D Secure words (no screenshots of their own for the README).
     const debit = await visit(page, `/painel/vendas/${ids.debit}`, 'venda-debito', size, 200, false);
     assert.match(debit, /Em processamento.*Autenticado com 3-D Secure/s);
@@ -225,5 +277,16 @@ describe('every panel page at a phone’s and a desk’s size', { skip: browserS
     await visit(page, '/painel/chaves/segredo/trocar', 'chaves-segredo', size);
     await visit(page, '/painel/conta', 'conta', size);
     await visit(page, '/painel/nao-existe', 'nao-encontrada', size, 404);
+    // The icon: linked from every page, and at /favicon.ico where a browser looks on its own.
+    assert.equal(await page.locator('link[rel="icon"]').getAttribute('href'), '/painel/favicon.svg');
+    for (const [path, type] of [
+      ['/favicon.ico', 'image/x-icon'],
+      ['/painel/favicon.svg', 'image/svg+xml'],
+    ] as const) {
+      const icon = await page.context().request.get(`${base}${path}`);
+      assert.equal(icon.status(), 200, path);
+      assert.equal(icon.headers()['content-type'], type, path);
+      assert.match(icon.headers()['cache-control'] ?? '', /max-age=\d+/, path);
+    }
   }
 });

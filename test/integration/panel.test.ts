@@ -65,7 +65,7 @@ describe('the seller panel in a browser', { skip: browserSkipReason() }, () => {
     assert.equal(await page.locator('[data-saldo="disponivel"]').textContent(), 'R$ 147,02');
     assert.equal(await page.locator('[data-saldo="total"]').textContent(), 'R$ 147,02');
     assert.match((await page.locator('svg.grafico').getAttribute('aria-label')) ?? '', /R\$ 150,00 no total/);
-    assert.match((await page.locator('table').textContent()) ?? '', new RegExp(`#${id}.*PIX.*Pago.*R\\$ 150,00`, 's'));
+    assert.match((await page.locator('table').textContent()) ?? '', new RegExp(`#${id}.*R\\$ 150,00.*Pago.*PIX`, 's'));
     assert.deepEqual(await axeCheck(page), [], 'Início');
 
     // The invite is one-use.
