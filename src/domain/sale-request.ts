@@ -211,12 +211,16 @@ function checkAuthentication(j: Judgement, method: 'CREDIT_CARD' | 'DEBIT_CARD')
     if (method === 'DEBIT_CARD') j.add('authentication', 'is required for DEBIT_CARD (3-D Secure)');
     return null;
   }
+  if (!isPlainObject(given)) return null; // the schema has named it
+  // Each part is judged once its own type is sound, so one answer names every field at fault.
+  if (j.sound('authentication.returnUrl')) {
+    const url = URL.parse(given.returnUrl);
+    if (url === null) j.add('authentication.returnUrl', 'must be a valid URL');
+    else if (url.protocol !== 'https:' && !loopback_hosts.has(url.hostname))
+      j.add('authentication.returnUrl', 'must be https:// (http:// only on loopback)');
+  }
+  if (j.sound('authentication.ip') && isIP(given.ip) === 0) j.add('authentication.ip', 'must be an IPv4 or IPv6 address');
   if (!j.sound('authentication')) return null;
-  const url = URL.parse(given.returnUrl);
-  if (url === null) j.add('authentication.returnUrl', 'must be a valid URL');
-  else if (url.protocol !== 'https:' && !loopback_hosts.has(url.hostname))
-    j.add('authentication.returnUrl', 'must be https:// (http:// only on loopback)');
-  if (isIP(given.ip) === 0) j.add('authentication.ip', 'must be an IPv4 or IPv6 address');
   const b = given.browser;
   const browser = pick(b, 'userAgent', 'acceptHeader', 'language', 'colorDepth', 'screenHeight', 'screenWidth', 'timeZoneOffset', 'javaEnabled');
   return { returnUrl: given.returnUrl, browser, ip: given.ip };

@@ -680,6 +680,17 @@ test('3-D Secure: authentication required for DEBIT_CARD, optional for CREDIT_CA
     ['authentication.browser', DELETE, 'authentication.browser'],
   ];
   for (const [path, value, field] of cases) assert.deepStrictEqual(fields(withAuth(path, value)), [field], `${path} = ${String(value)}`);
+  assert.deepStrictEqual(fields(withAuth('authentication', 'sim')), ['authentication']);
+  const several = withPath(
+    withPath({ ...debit, authentication: authenticationExample('http://loja.example.com/v') }, 'authentication.ip', 'nope'),
+    'authentication.browser.colorDepth',
+    0,
+  );
+  assert.deepStrictEqual(fields(validateSaleRequest(several, NOW)).sort(), [
+    'authentication.browser.colorDepth',
+    'authentication.ip',
+    'authentication.returnUrl',
+  ]);
   for (const url of ['http://localhost:8080/volta', 'http://127.0.0.1/volta', 'https://loja.example.com/volta?pedido=1'])
     assert.equal(sale(withAuth('authentication.returnUrl', url)).authentication?.returnUrl, url);
   assert.equal(sale(withAuth('authentication.ip', '2001:db8::7')).authentication?.ip, '2001:db8::7');
