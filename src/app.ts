@@ -20,6 +20,8 @@ import { createRateLimits, type MsClock } from './http/rate-limit.ts';
 import { ledgerAdminRoutes } from './ledger/admin-routes.ts';
 import { balanceRoutes } from './ledger/balance-routes.ts';
 import { statementRoutes } from './ledger/statement-routes.ts';
+import { medRoutes } from './med/routes.ts';
+import { sandboxMedRoutes } from './med/sandbox-routes.ts';
 import { notificationRoutes } from './notifications/routes.ts';
 import { signingSecretRoutes } from './notifications/signing-secret-routes.ts';
 import { panelAdminRoutes } from './panel/admin-routes.ts';
@@ -200,6 +202,7 @@ async function registerRoutes(app: App, ctx: AppContext, metrics: Registry, limi
     await saleRoutes(seller, ctx);
     await transactionRoutes(seller, ctx);
     await refundRoutes(seller, ctx);
+    await medRoutes(seller, ctx);
     await signingSecretRoutes(seller, ctx);
   });
   // The seller panel: its own session cookie, forms and HTML (CONTRACT §12).
@@ -213,6 +216,7 @@ async function registerRoutes(app: App, ctx: AppContext, metrics: Registry, limi
     await sandboxPixRoutes(operator, ctx);
     await sandboxBoletoRoutes(operator, ctx);
     await sandboxSaleRoutes(operator, ctx);
+    await sandboxMedRoutes(operator, ctx);
     await pixAdminRoutes(operator, ctx);
     await panelAdminRoutes(operator, ctx);
     await sellerAdminRoutes(operator, ctx);

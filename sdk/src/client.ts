@@ -34,6 +34,7 @@ export const DEDUPLICATED_POSTS: ReadonlySet<string> = new Set([
   '/api/sales',
   '/api/public/cashout',
   '/api/transactions/{id}/refund',
+  '/api/transactions/{id}/med-defense',
   '/api/signing-secret/rotate',
 ]);
 

@@ -12,6 +12,7 @@ import type {
   ProviderEventsQuery,
   ReconciliationRun,
   SandboxBoletoPayBody,
+  SandboxInfractionDecisionBody,
   SandboxPixPayBody,
   SandboxSalePayBody,
   TransactionEventBody,
@@ -123,6 +124,20 @@ export class OperatorClient extends GatewayClient {
   sandboxPaySale(id: Id, body: SandboxSalePayBody = {}, options?: PostOptions) {
     const path = { id: pathId(id) };
     const url = '/sandbox/sales/{id}/pay';
+    return this.send('POST', url, (init) => this.raw.POST(url, { ...init, params: { path }, body }), options);
+  }
+
+  /** POST /sandbox/sales/{id}/infraction: the payer's bank contests paid PIX sale `id` (MED 2.0); 201 `{ idInfracao, transactionId, status }`. */
+  sandboxOpenInfraction(id: Id, options?: PostOptions) {
+    const path = { id: pathId(id) };
+    const url = '/sandbox/sales/{id}/infraction';
+    return this.send('POST', url, (init) => this.raw.POST(url, { ...init, params: { path } }), options);
+  }
+
+  /** POST /sandbox/infractions/{idInfracao}/resolve `{ status: ACEITA | REJEITADA }`: the BCB decides; ACEITA is followed by its devolução. */
+  sandboxResolveInfraction(idInfracao: string, body: SandboxInfractionDecisionBody, options?: PostOptions) {
+    const path = { idInfracao };
+    const url = '/sandbox/infractions/{idInfracao}/resolve';
     return this.send('POST', url, (init) => this.raw.POST(url, { ...init, params: { path }, body }), options);
   }
 

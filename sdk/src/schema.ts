@@ -278,6 +278,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/transactions/{id}/med-defense": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Contest a PIX dispute (MED): the seller's defence, sent to the PSP
+         * @description While the sale is in MED and its infraction is open (ABERTA) at the PSP, the justification is sent to the PSP (analysis: rejected). Answers 202 with the transaction: `med.defense.status` is SENT, SENDING while the PSP could not be reached (sent again by the gateway), or REFUSED with the reason the PSP gave. The outcome (MED won or lost) comes later, by the usual notifications.
+         */
+        post: operations["defendMed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/signing-secret": {
         parameters: {
             query?: never;
@@ -366,6 +386,46 @@ export interface paths {
          * @description PIX_PROVIDER=sandbox for PIX sales, BOLETO_PROVIDER=sandbox for boletos. Answers once the gateway has taken the PSP's word: the sale's amount on a PENDENTE sale pays it (PAGO); a PIX of another amount is returned whole by a devolução, a boleto payment the sale cannot take is left to the operator (GET /admin/provider-events). Card sales are paid by their authorisation, not here.
          */
         post: operations["sandboxPaySale"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/sales/{id}/infraction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: the payer's bank contests a paid PIX sale (MED 2.0)
+         * @description PIX_PROVIDER=sandbox with PIX_MED_SOURCE=efi (its default). The embedded PSP opens an infraction (ABERTA) on the Pix that paid the sale; the gateway reads it at once: PAGO → MED, the net blocked, the seller notified.
+         */
+        post: operations["sandboxOpenInfraction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/infractions/{idInfracao}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: the BCB decides an infraction (MED 2.0)
+         * @description REJEITADA: the MED is won, MED → PAGO, the block released. ACEITA: the payer is right; the embedded PSP then returns the money by a MED devolução, and the gateway applies MED → ESTORNADO when it hears of it.
+         */
+        post: operations["sandboxResolveInfraction"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1006,6 +1066,37 @@ export interface components {
             errorType: "MAXIMUM_VALUE";
         };
         /**
+         * Med
+         * @description a PIX dispute (MED 2.0) of the sale: null when it never had one
+         */
+        Med: {
+            /**
+             * @description the infraction's status at the PSP (Efí's CANCELADA_EFI is CANCELADA)
+             * @enum {string}
+             */
+            status: "ABERTA" | "EM_DEFESA" | "ACEITA" | "REJEITADA" | "CANCELADA";
+            reason: string | null;
+            openedAt: string | null;
+            deadline: string | null;
+            defense: components["schemas"]["MedDefense"] | null;
+        };
+        /** MedDefense */
+        MedDefense: {
+            justification: string;
+            /**
+             * @description SENDING until the PSP answered; SENT; REFUSED by the PSP (see refusalReason)
+             * @enum {string}
+             */
+            status: "SENDING" | "SENT" | "REFUSED";
+            refusalReason: string | null;
+            sentAt: string | null;
+        };
+        /** MedDefenseRequest */
+        MedDefenseRequest: {
+            /** @description the seller's account of the sale (what was sold, how it was delivered), 10 to 2,000 characters, sent to the PSP as it is */
+            justification: string;
+        };
+        /**
          * MethodFee
          * @description fixedCents + percentBasisPoints of the sale amount
          */
@@ -1401,6 +1492,22 @@ export interface components {
             /** @description an integer of cents from 1 (default: the sale's amount) */
             amount?: number;
         };
+        /** SandboxInfraction */
+        SandboxInfraction: {
+            /** @description the infraction's id at the PSP */
+            idInfracao: string;
+            transactionId: number;
+            /**
+             * @description the sale's status once the gateway read the PSP
+             * @enum {string}
+             */
+            status: "PENDENTE" | "EM_PROCESSAMENTO" | "PAGO" | "CANCELADO" | "RECUSADO" | "ESTORNADO" | "FALHA" | "CHARGEBACK" | "MED";
+        };
+        /** SandboxInfractionDecision */
+        SandboxInfractionDecision: {
+            /** @enum {string} */
+            status: "ACEITA" | "REJEITADA";
+        };
         /**
          * SandboxPix
          * @description the Pix as the PSP received it (an API Pix `Pix` object)
@@ -1637,6 +1744,7 @@ export interface components {
             externalTransactionId: string;
             installments: number | null;
             shipping: components["schemas"]["Shipping"] | null;
+            med: components["schemas"]["Med"] | null;
         };
         /** TransactionEvent */
         TransactionEvent: {
@@ -2688,6 +2796,95 @@ export interface operations {
             503: components["responses"]["SellerServiceUnavailable"];
         };
     };
+    defendMed: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 characters: the same key and body within 24 h replays the first answer and creates nothing more */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description a positive integer, at most 2^53 − 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MedDefenseRequest"];
+            };
+        };
+        responses: {
+            /** @description A sale as read: money in numbers of cents. */
+            202: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Transaction"];
+                };
+            };
+            /**
+             * @description - `VALIDATION_ERROR`: the body is not valid JSON, or holds text that cannot be stored (a NUL character, a lone surrogate); `justification` is missing, not a string, or not 10 to 2,000 characters; the Idempotency-Key is empty or longer than 255 characters
+             *     - `error: "Bad Request"`: `id` is not a positive integer of at most 2^53 − 1, or the URL is malformed
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["BadRequestError"];
+                };
+            };
+            401: components["responses"]["SellerUnauthorized"];
+            /** @description - `error: "Forbidden"`: the transaction belongs to another account */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description - `error: "Not Found"`: no transaction has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /**
+             * @description - `INVALID_TRANSITION`: the sale is not in MED, no infraction of it is known from the PSP, the infraction is no longer open, or a defence was sent already
+             *     - `IDEMPOTENCY_KEY_IN_USE`: a request with this Idempotency-Key is still being processed
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidTransitionError"] | components["schemas"]["IdempotencyKeyInUseError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description - `IDEMPOTENCY_KEY_REUSED`: this Idempotency-Key was used within 24 h with another body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedError"];
+                };
+            };
+            429: components["responses"]["SellerRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["SellerServiceUnavailable"];
+        };
+    };
     getSigningSecret: {
         parameters: {
             query?: never;
@@ -2932,6 +3129,122 @@ export interface operations {
                 };
             };
             /** @description - `INVALID_TRANSITION`: a card sale (paid by its authorisation), or a boleto paid already */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidTransitionError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["OperatorRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["OperatorServiceUnavailable"];
+        };
+    };
+    sandboxOpenInfraction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a positive integer, at most 2^53 − 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxInfraction"];
+                };
+            };
+            /** @description - `error: "Bad Request"`: `id` is not a positive integer, or the URL is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            401: components["responses"]["OperatorUnauthorized"];
+            /** @description - `error: "Not Found"`: no sale has this id, or the sandbox PSP does not report infractions here */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description - `INVALID_TRANSITION`: the sale was not paid by a Pix at the sandbox PSP, or an infraction of it is still open */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidTransitionError"];
+                };
+            };
+            429: components["responses"]["OperatorRateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["OperatorServiceUnavailable"];
+        };
+    };
+    sandboxResolveInfraction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                idInfracao: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxInfractionDecision"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxInfraction"];
+                };
+            };
+            /**
+             * @description - `VALIDATION_ERROR`: the body is not valid JSON, or holds text that cannot be stored (a NUL character, a lone surrogate); `status` is not ACEITA or REJEITADA
+             *     - `error: "Bad Request"`: the URL is malformed
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["BadRequestError"];
+                };
+            };
+            401: components["responses"]["OperatorUnauthorized"];
+            /** @description - `error: "Not Found"`: no infraction of a sale of this gateway has this id, or the sandbox PSP does not report infractions here */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description - `INVALID_TRANSITION`: the infraction was decided already */
             409: {
                 headers: {
                     [name: string]: unknown;

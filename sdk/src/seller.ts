@@ -7,6 +7,7 @@ import type {
   CreateCashoutBody,
   CreateSaleBody,
   CreateWebhookBody,
+  MedDefenseBody,
   Notification,
   NotificationsQuery,
   RefundBody,
@@ -101,6 +102,16 @@ export class SellerClient extends GatewayClient {
   refundTransaction(id: Id, body: RefundBody = {}, options?: PostOptions) {
     const path = { id: pathId(id) };
     const url = '/api/transactions/{id}/refund';
+    return this.send('POST', url, (init) => this.raw.POST(url, { ...init, params: { path }, body }), options);
+  }
+
+  /**
+   * POST /api/transactions/{id}/med-defense `{ justification }` (10 to 2,000 characters): contests an open MED at the PSP;
+   * 202 with the transaction, its `med.defense` SENT, SENDING or REFUSED (with the PSP's reason). Idempotent by its Idempotency-Key.
+   */
+  defendMed(id: Id, body: MedDefenseBody, options?: PostOptions) {
+    const path = { id: pathId(id) };
+    const url = '/api/transactions/{id}/med-defense';
     return this.send('POST', url, (init) => this.raw.POST(url, { ...init, params: { path }, body }), options);
   }
 

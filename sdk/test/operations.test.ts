@@ -36,6 +36,7 @@ type Named = [
   T.TransactionsQuery,
   T.CancelResult,
   T.RefundBody,
+  T.MedDefenseBody,
   T.Refund,
   T.RefundList,
   T.SigningSecret,

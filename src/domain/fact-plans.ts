@@ -258,7 +258,7 @@ export const unclaimedPix: FactPlan = forOperator("not this installation's");
 
 /** A fact about a payment no sale of this gateway has: the operator must see it (money may be at the provider). */
 export const unknownSale = (fact: Fact): FactPlan =>
-  fact.kind === 'PIX_RECEIVED' ? unclaimedPix : forOperator('no sale of this gateway has this payment');
+  fact.kind === 'PIX_RECEIVED' || fact.kind === 'INFRACTION' ? unclaimedPix : forOperator('no sale of this gateway has this payment');
 
 /** A refund's outcome, against the refund as read. */
 export function planRefundFact(fact: Extract<Fact, { kind: 'REFUND' }>, refund: RefundSnapshot | null): FactPlan {

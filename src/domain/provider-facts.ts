@@ -22,6 +22,10 @@ export interface SaleRef {
   chargeLocation?: string | null;
 }
 
+/** An infraction's status, as the transaction read shows it (Efí's CANCELADA_EFI is CANCELADA). */
+export const INFRACTION_STATUSES = ['ABERTA', 'EM_DEFESA', 'ACEITA', 'REJEITADA', 'CANCELADA'] as const;
+export type InfractionStatus = (typeof INFRACTION_STATUSES)[number];
+
 export type DisputeStep = 'opened' | 'reversed' | 'lost';
 
 export type Fact =
@@ -58,6 +62,27 @@ export type Fact =
   | { kind: 'REFUND'; refundId: number | null; paymentId: string | null; amount: number; succeeded: boolean; reason: string | null }
   /** A card dispute: opened (the chargeback), reversed (won), lost. */
   | { kind: 'CHARGEBACK'; sale: SaleRef; step: DisputeStep }
+  /**
+   * A MED 2.0 infraction as the PSP lists it (CONTRACT §11.5): opened (the money blocked at the PSP at
+   * once), defended, then accepted (the devolução that follows takes the money) or rejected.
+   * `overdue`: accepted long ago and its devolução never came (the gateway's own finding).
+   */
+  | {
+      kind: 'INFRACTION';
+      sale: SaleRef;
+      infractionId: string;
+      endToEndId: string;
+      /** The PIX account that reported it. */
+      account: string;
+      status: InfractionStatus;
+      amount: number;
+      reason: string | null;
+      openedAt: string | null;
+      deadline: string | null;
+      /** The defence as the PSP recorded it, when one was sent. */
+      defense: string | null;
+      overdue?: boolean;
+    }
   /** A PIX dispute (MED) that took the money back: lost. */
   | { kind: 'MED'; sale: SaleRef; devolucaoId: string; amount: number /** The devolução's rtrId: what the PSP's record names. */; returnId?: string }
   /**

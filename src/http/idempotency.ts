@@ -37,14 +37,19 @@ export interface IdempotentRequest {
 
 export type Answer = { status: number; body: unknown };
 /**
- * What a use case's work gives: a resource made, or an action done, with what it returns; the HTTP
- * status of each is chosen here (201, 200), never by the use case.
+ * What a use case's work gives: a resource made, an action done, or one handed on to a provider, with
+ * what it returns; the HTTP status of each is chosen here (201, 200, 202), never by the use case.
  */
-export type Outcome = { made: unknown } | { done: unknown };
+export type Outcome = { made: unknown } | { done: unknown } | { accepted: unknown };
 /** A work's outcome, or a refusal (nothing it wrote is kept). */
 export type Work = Outcome | Refused;
 
-export const answerOf = (outcome: Outcome): Answer => ('made' in outcome ? { status: 201, body: outcome.made } : { status: 200, body: outcome.done });
+export const answerOf = (outcome: Outcome): Answer =>
+  'made' in outcome
+    ? { status: 201, body: outcome.made }
+    : 'accepted' in outcome
+      ? { status: 202, body: outcome.accepted }
+      : { status: 200, body: outcome.done };
 
 /** The answer, or the refusal thrown, inside the work's transaction so that it rolls back. */
 function answered(work: Work): Answer {

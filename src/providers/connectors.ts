@@ -30,11 +30,14 @@ import { chargeNotifications } from './efi/charge-notifications.ts';
 import { createEfiChargesClient } from './efi/charges-client.ts';
 import { type BoletoRailConfig, loadBoletoRailConfig, loadPayoutRailConfig, type PayoutRailConfig } from './efi/config.ts';
 import { type EfiPayoutConnector, efiPayoutConnector } from './efi/connector.ts';
+import { efiInfractionSource } from './efi/infraction-source.ts';
+import { createEfiInfractionsClient } from './efi/infractions-client.ts';
 import { createPayoutJob } from './efi/payout-job.ts';
 import { createEfiPixSendClient } from './efi/pix-send-client.ts';
 import { boletoRecord, efiBalance, sentPixRecord } from './efi/records.ts';
 import { sentPixCallback } from './efi/sent-callback.ts';
 import { createFollowupJob, heldFactsJob } from './events/jobs.ts';
+import { createInfractionPollJob, type PollingPort } from './med/infraction-poll.ts';
 import type { CardProcessor, InboundEndpoint, Providers } from './ports.ts';
 import { createRegistry } from './registry.ts';
 import { cardAutopilotJob, payoutAutopilotJob } from './sandbox/autopilot.ts';
@@ -152,6 +155,12 @@ function openPayouts(payout: PayoutRailConfig, psp: SandboxPsp | null, apiPix: A
   return { efi, sendTransport };
 }
 
+/** MED 2.0 from the PSP's infractions API, on the API Pix PSP's own host, through its client's transport (CONTRACT §11.5). */
+function infractionsOf(pix: ApiPixConfig, psp: SandboxPsp | null, apiPix: ApiPixConnector, account: string) {
+  const host = pix.api ? new URL(pix.api.baseUrl).origin : psp!.efiUrl;
+  return efiInfractionSource(createEfiInfractionsClient(host, apiPix.client.transport), account);
+}
+
 /** Where an API process of this installation last said it listens. */
 async function listeningElsewhere(db: Db): Promise<string | null> {
   return maybeOne(await run<{ callback_base_url: string | null }>(db, sql`SELECT callback_base_url FROM installation`))?.callback_base_url ?? null;
@@ -168,6 +177,7 @@ export async function openRails(settings: RailSettings, deps: Deps): Promise<Rai
   const { efiBoleto, boletoTransport } = openBoletos(boletoRail, psp, deps, () => listening);
   // The sandbox mode stands for the payer's bank where a real PSP would need the operator (CONTRACT §5a, §11.4).
   const pixPsp = pix.provider === 'sandbox' ? sandboxPixPsp(apiPix) : apiPix;
+  if (pix.medSource === 'efi') pixPsp.infractions = infractionsOf(pix, psp, apiPix, pixPsp.account.id);
   const issuer = boletoRail.provider === 'sandbox' ? sandboxBoletoIssuer(efiBoleto) : efiBoleto;
   const card: CardProcessor = adyen ?? sandboxCardProcessor(psp);
   // Every other rail real, no embedded PSP: the sandbox card processor keeps no record to reconcile against.
@@ -218,6 +228,7 @@ export async function openRails(settings: RailSettings, deps: Deps): Promise<Rai
     createPixReconcileJob(apiPix, { reconcileSeconds: pix.reconcileSeconds, receiverKey: config.pixReceiverKey, installationId, webhookUrl }),
     createPayoutJob(efi, { reconcileSeconds: pix.reconcileSeconds, payerKey: efi.payerKey, webhookUrl }),
     createBoletoJob(efiBoleto, { reconcileSeconds: pix.reconcileSeconds }),
+    ...(pixPsp.infractions ? [createInfractionPollJob(pixPsp as PollingPort, pix.medPollSeconds)] : []),
     ...(adyen ? [createAdyenFollowupJob(adyen), createAdyenReportJob(adyen)] : []),
     ...(config.sandboxAutopilot ? [cardAutopilotJob, payoutAutopilotJob] : []),
   ];

@@ -132,6 +132,16 @@ export interface PixPsp {
   record: RecordReader;
   /** The devoluções of these Pix, read one by one (the record lists a devolução under the day of its Pix). */
   devolucoesOf(endToEndIds: string[]): Promise<ProviderMovement[]>;
+  /** MED 2.0 (CONTRACT §11.5): the PSP's infractions, when it reports them (PIX_MED_SOURCE=efi). */
+  infractions?: InfractionSource;
+}
+
+/** A PSP's infractions: listed as facts, and the receiver's defence sent to it. */
+export interface InfractionSource {
+  /** The infractions of a window, page after page, each one a fact. */
+  pages(window: { inicio: Date; fim: Date }): AsyncGenerator<ProviderFact[]>;
+  /** The defence; a refusal comes back with the PSP's reason. Throws when the PSP could not be reached. */
+  defend(infractionId: string, justification: string): Promise<{ ok: true } | { ok: false; reason: string }>;
 }
 
 export interface CardProcessor {

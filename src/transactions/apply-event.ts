@@ -1,7 +1,10 @@
 import type { AppContext } from '../context.ts';
+import { maybeOne, raw, run, sql } from '../db/sql.ts';
 import { ok, type Result, refuse } from '../domain/result.ts';
 import type { TransactionEvent } from '../domain/transaction-states.ts';
+import { med_columns } from './med-view.ts';
 import { transactionView } from './transaction-view.ts';
+import type { TransactionRow } from './transactions-repo.ts';
 import { moveTransaction } from './transitions.ts';
 
 type TransactionView = ReturnType<typeof transactionView>;
@@ -17,5 +20,17 @@ export async function applyEvent(ctx: AppContext, id: number, event: Transaction
   if (result.kind === 'not_found') return refuse('NOT_FOUND', 'Transaction not found');
   if (foreign) return refuse('FORBIDDEN', 'This transaction belongs to another account');
   if (result.kind === 'refused') return refuse('INVALID_TRANSITION', `Cannot apply ${event} to a ${result.row.status} transaction: ${result.reason}`);
-  return ok(transactionView(result.row, result.items));
+  return ok(transactionView(await withMed(ctx, result.row), result.items));
+}
+
+/** A PIX sale's MED as it stands after the move (the move's own row is computed, not read back). */
+async function withMed(ctx: AppContext, row: TransactionRow): Promise<TransactionRow> {
+  if (row.payment_method !== 'PIX') return row;
+  const med = maybeOne(
+    await run<Pick<TransactionRow, 'med_infraction' | 'med_history'>>(
+      ctx.db,
+      sql`SELECT ${raw(med_columns)} FROM transactions t WHERE t.id = ${row.id}`,
+    ),
+  );
+  return { ...row, ...med };
 }

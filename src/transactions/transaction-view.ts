@@ -3,6 +3,7 @@ import type { SaleForNotification } from '../domain/notification-payloads.ts';
 import type { ShippingInput } from '../domain/sale-request.ts';
 import { PAYMENT_METHODS, TRANSACTION_STATUSES } from '../domain/transaction-states.ts';
 import { iso, Nullable, StringEnum } from '../http/router.ts';
+import { Med, medView } from './med-view.ts';
 import type { ItemRow, ShownRow, TransactionRow } from './transactions-repo.ts';
 
 const Cents = Type.Integer({ description: 'cents' });
@@ -75,6 +76,7 @@ export const Transaction = Type.Object(
     externalTransactionId: Type.String({ description: "the id at the provider: the PIX charge's txid, the card processor's reference" }),
     installments: Nullable(Type.Integer({ description: 'credit card only' })),
     shipping: Nullable(Shipping),
+    med: Nullable(Med),
   },
   { title: 'Transaction', description: 'A sale as read: money in numbers of cents.' },
 );
@@ -103,6 +105,7 @@ export function transactionView(row: ShownRow, items: ItemRow[]) {
     externalTransactionId: row.external_transaction_id,
     installments: row.installments,
     shipping: shippingObject(row.shipping),
+    med: medView(row),
   };
 }
 

@@ -4,6 +4,7 @@ import type { FeeSchedule } from '../domain/fees.ts';
 import type { ProviderName } from '../domain/provider-facts.ts';
 import type { ShippingInput } from '../domain/sale-request.ts';
 import type { PaymentMethod, TransactionEvent, TransactionStatus } from '../domain/transaction-states.ts';
+import { type MedColumns, med_columns } from './med-view.ts';
 
 export interface TransactionRow {
   id: number;
@@ -51,6 +52,8 @@ export interface TransactionRow {
   created_at: Date;
   updated_at: Date;
   completed_at: Date | null;
+  med_infraction?: MedColumns['med_infraction'];
+  med_history?: MedColumns['med_history'];
 }
 
 export interface ItemRow {
@@ -66,7 +69,7 @@ export interface ItemRow {
 // 3-D Secure (CONTRACT §11.2): whether the shopper was authenticated; null when none was asked (or not yet known).
 export const authenticated_column = `(SELECT CASE a.result WHEN 'AUTHENTICATED' THEN true WHEN 'FAILED' THEN false END
   FROM card_authentications a WHERE a.transaction_id = t.id) AS authenticated`;
-const columns = sql`t.*, t.boleto_due_date::text AS boleto_due_date, ${raw(authenticated_column)}`;
+const columns = sql`t.*, t.boleto_due_date::text AS boleto_due_date, ${raw(authenticated_column)}, ${raw(med_columns)}`;
 
 export async function findTransaction(q: Queryable, id: number): Promise<TransactionRow | null> {
   const r = await run<TransactionRow>(q, sql`SELECT ${columns} FROM transactions t WHERE t.id = ${id}`);
@@ -119,8 +122,8 @@ export const SHOWN_FIELDS = [
   'installments',
   'shipping',
 ] as const satisfies readonly (keyof TransactionRow)[];
-export type ShownRow = Pick<TransactionRow, (typeof SHOWN_FIELDS)[number]> & { authenticated?: boolean | null };
-const shown_columns = raw(`${SHOWN_FIELDS.map((f) => `t.${f}`).join(', ')}, ${authenticated_column}`);
+export type ShownRow = Pick<TransactionRow, (typeof SHOWN_FIELDS)[number] | 'med_infraction' | 'med_history'> & { authenticated?: boolean | null };
+const shown_columns = raw(`${SHOWN_FIELDS.map((f) => `t.${f}`).join(', ')}, ${authenticated_column}, ${med_columns}`);
 
 export async function listTransactions(q: Queryable, f: ListFilter): Promise<ShownRow[]> {
   const status = f.status ?? null;

@@ -33,6 +33,7 @@ export const TRANSACTION_KEYS = [
   'externalTransactionId',
   'installments',
   'shipping',
+  'med',
 ].sort();
 
 // ---------- CONTRACT §6: operator/processor events ----------

@@ -139,6 +139,19 @@ export function openapiHarness(gw: Gateway, seller: SellerKeys) {
     const hook = await newWebhook(who);
     return ok('post', `/api/webhooks/${hook.id}/test`, who.headers);
   };
+  /** A PIX sale paid by a Pix at the embedded PSP, its callback handed to the gateway (which may not listen in these tests). */
+  async function paidByPix(): Promise<string> {
+    const sale = await saleIn('PENDENTE_PIX');
+    const read = await ok('get', `/api/transactions/${sale.id}`, seller.headers);
+    const paid = await ok('post', `/sandbox/pix/${read.externalTransactionId}/pay`, adminHeaders, {});
+    await ok('post', `/providers/pix/${gw.config.pixRail.webhookSecret}/pix`, {}, { pix: [{ endToEndId: paid.endToEndId }] });
+    return String(sale.id);
+  }
+  /** A PIX sale in MED: an infraction the embedded PSP opened on its Pix, read by the gateway. */
+  const inMed = async () => {
+    const id = await paidByPix();
+    return { id, idInfracao: String((await ok('post', `/sandbox/sales/${id}/infraction`, adminHeaders)).idInfracao) };
+  };
   const newSellerId = async () => String((await gw.createSeller({ name: 'Loja Outra', email: 'outra@example.com' })).id);
 
   /** The path parameters of one call of `operationId`, after setting up what `example` (its body, if any) needs. */
@@ -161,6 +174,9 @@ export function openapiHarness(gw: Gateway, seller: SellerKeys) {
       return { txid: String(read.externalTransactionId) };
     },
     sandboxPaySale: async () => ({ id: String((await saleIn('PENDENTE_PIX')).id) }),
+    sandboxOpenInfraction: async () => ({ id: await paidByPix() }),
+    sandboxResolveInfraction: async () => ({ idInfracao: (await inMed()).idInfracao }),
+    defendMed: async () => ({ id: (await inMed()).id }),
     sandboxPayBoleto: async () => {
       const sale = await newSale({
         amount: 15000,

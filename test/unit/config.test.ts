@@ -347,3 +347,20 @@ test('PUBLIC_BASE_URL: where this process listens by default; an http(s) URL kep
       bad,
     );
 });
+
+test('PIX_MED_SOURCE: the embedded PSP reads infractions by default, a real API Pix PSP devoluções only; MED_POLL_SECONDS 300', () => {
+  const dir = tmp();
+  const sandbox = loadSettings({ DATA_DIR: dir }).pixRail;
+  assert.deepEqual([sandbox.medSource, sandbox.medPollSeconds], ['efi', 300]);
+  const chosen = loadSettings({ DATA_DIR: dir, PIX_MED_SOURCE: 'devolucoes', MED_POLL_SECONDS: '60' }).pixRail;
+  assert.deepEqual([chosen.medSource, chosen.medPollSeconds], ['devolucoes', 60]);
+  for (const [name, value] of [
+    ['PIX_MED_SOURCE', 'infracoes'],
+    ['MED_POLL_SECONDS', '2'],
+  ] as const)
+    assert.throws(
+      () => loadSettings({ DATA_DIR: dir, [name]: value }),
+      (e: Error) => e instanceof ConfigError && e.message.includes(name),
+      `${name}=${value}`,
+    );
+});

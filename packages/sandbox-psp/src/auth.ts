@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { problem, unauthorized } from './problems.ts';
 import type { PspClock } from './types.ts';
 
-// The API Pix's scopes, and Efí's for sending Pix and reading the account (CONTRACT §11.3, §15).
+// The API Pix's scopes, and Efí's for sending Pix, reading the account (CONTRACT §11.3, §15) and MED infractions.
 export const SCOPES = [
   'cob.write',
   'cob.read',
@@ -19,6 +19,8 @@ export const SCOPES = [
   'pix.send',
   'gn.pix.send.read',
   'gn.balance.read',
+  'gn.infractions.read',
+  'gn.infractions.write',
 ] as const;
 const TOKEN_TTL_S = 3600;
 

@@ -17,6 +17,8 @@ import { registerChargeRoutes } from './charge-routes.ts';
 import { Charges } from './charges.ts';
 import { registerCobRoutes } from './cob-routes.ts';
 import { Devolucoes } from './devolucoes.ts';
+import { registerInfractionRoutes } from './infraction-routes.ts';
+import { Infractions } from './infractions.ts';
 import { createJwsSigner } from './jws.ts';
 import { JWKS_PATH, LOCATION_PATH, registerLocationRoutes } from './location.ts';
 import { migrate } from './migrate.ts';
@@ -36,6 +38,7 @@ export type * from './types.ts';
 
 const silent: PspLogger = { info() {}, warn() {}, error() {} };
 const WILDCARDS = new Set(['0.0.0.0', '::', '']);
+const DEFAULT_RECEIVER_CNPJ = '11222333000181';
 
 /** The bound address as a URL host: a wildcard is reached on loopback, IPv6 goes in brackets. */
 function urlHost(host: string): string {
@@ -79,6 +82,7 @@ interface AppParts {
   devolucoes: Devolucoes;
   sends: Sends;
   charges: Charges;
+  infractions: Infractions;
   stopping: AbortSignal;
   publicHost(): string;
   baseUrl(): string;
@@ -109,15 +113,16 @@ async function buildApp(p: AppParts): Promise<FastifyInstance> {
   const webhooks = {
     db: o.db,
     receiverKey: o.receiverKey,
-    receiverCnpj: o.receiverCnpj ?? '11222333000181',
+    receiverCnpj: o.receiverCnpj ?? DEFAULT_RECEIVER_CNPJ,
     allowHttp: o.allowHttpWebhooks ?? false,
     now: () => clock.now(),
   };
-  // Efí's own endpoints beside its API Pix: sending Pix, and the webhook of the paying key at /v2/webhook.
+  // Efí's own endpoints beside its API Pix: sending Pix, the account's records, MED infractions, the paying key's webhook at /v2/webhook.
   await app.register(async (efi) => {
     efi.addHook('onRequest', bearerCheck(issuer));
     registerSendRoutes(efi, { db: o.db, sends: p.sends, payerKey: o.receiverKey, stopping: p.stopping });
     registerAccountRoutes(efi, { db: o.db, sends: p.sends, payerKey: o.receiverKey });
+    registerInfractionRoutes(efi, p.infractions);
     await efi.register(async (v2) => registerWebhookRoutes(v2, webhooks), { prefix: '/v2' });
   });
   await app.register(
@@ -132,7 +137,7 @@ async function buildApp(p: AppParts): Promise<FastifyInstance> {
   return app;
 }
 
-/** What works behind the routes: callbacks, devoluções settling, Pix sending. */
+/** What works behind the routes: callbacks, devoluções settling, Pix sending, boleto charges, MED infractions. */
 function engines(o: SandboxPspOptions, clock: PspClock, logger: PspLogger, merchant: Merchant, publicHost: () => string) {
   const callbacks = callbackSender({
     db: o.db,
@@ -161,7 +166,19 @@ function engines(o: SandboxPspOptions, clock: PspClock, logger: PspLogger, merch
       return { location, locToken, pixCopiaECola: dynamicBrCode(location, merchant), chave: o.receiverKey };
     },
   });
-  return { callbacks, devolucoes, sends, charges };
+  const receiver = { nome: o.merchantName, documento: o.receiverCnpj ?? DEFAULT_RECEIVER_CNPJ };
+  const infractions = new Infractions({ db: o.db, clock, devolucoes, receiver });
+  return { callbacks, devolucoes, sends, charges, infractions };
+}
+
+/** The test knobs of devoluções. */
+function devolucaoKnobs(devolucoes: Devolucoes): Pick<SandboxPsp, 'failNextDevolucoes' | 'openMedDevolucao' | 'settleDevolucoes' | 'devolveByHand'> {
+  return {
+    failNextDevolucoes: (n) => devolucoes.failNext(n),
+    openMedDevolucao: (e2eid, input) => devolucoes.openMed(e2eid, input.amountCents, input.natureza),
+    settleDevolucoes: () => devolucoes.settleAll(),
+    devolveByHand: (e2eid, amountCents) => devolucoes.byHand(e2eid, amountCents),
+  };
 }
 
 /** The test knobs of Pix sending. */
@@ -202,11 +219,12 @@ export async function startSandboxPsp(o: SandboxPspOptions): Promise<SandboxPsp>
   };
   let publicHost = '';
   let base = '';
-  const { callbacks, devolucoes, sends, charges } = engines(o, clock, logger, merchant, () => publicHost);
+  const engine = engines(o, clock, logger, merchant, () => publicHost);
+  const { callbacks, devolucoes, sends, charges, infractions } = engine;
   const stopping = new AbortController();
   const jwksUrl = () => `http://${publicHost}${JWKS_PATH}`;
 
-  const parts = { o, clock, logger, merchant, credentials, devolucoes, sends, charges, stopping: stopping.signal, jwksUrl, baseUrl: () => base };
+  const parts = { o, clock, logger, merchant, credentials, ...engine, stopping: stopping.signal, jwksUrl, baseUrl: () => base };
   const app = await buildApp({ ...parts, publicHost: () => publicHost });
 
   const host = o.host ?? '127.0.0.1';
@@ -247,16 +265,14 @@ export async function startSandboxPsp(o: SandboxPspOptions): Promise<SandboxPsp>
     refuseNextCharges: (n) => charges.refuseNext(n),
     payBoleto: (chargeId, amountCents) => charges.pay(chargeId, amountCents).then(() => {}),
     payBoletoSilently: (chargeId, amountCents) => charges.pay(chargeId, amountCents, { silent: true }).then(() => {}),
-    devolveByHand: (e2eid, amountCents) => devolucoes.byHand(e2eid, amountCents),
     sendTwiceNext: () => sends.twiceNext(),
     setCallbacks(mode) {
       if (mode !== 'deliver' && mode !== 'drop') throw new RangeError(`setCallbacks: ${mode}`);
       callbacks.mode = mode;
     },
-    failNextDevolucoes: (n) => devolucoes.failNext(n),
-    openMedDevolucao: (e2eid, input) => devolucoes.openMed(e2eid, input.amountCents, input.natureza),
-    settleDevolucoes: () => devolucoes.settleAll(),
+    ...devolucaoKnobs(devolucoes),
     ...sendKnobs(sends),
+    ...infractions.levers(),
     close,
   };
 }

@@ -45,6 +45,40 @@ export interface Pix {
 
 export type Pagador = { cpf: string } | { cnpj: string };
 
+export type InfracaoStatus = 'ABERTA' | 'EM_DEFESA' | 'ACEITA' | 'REJEITADA' | 'CANCELADA_EFI';
+/** How an infraction ends: the payer's bank agrees (ACEITA, the money goes back) or not, or Efí cancels it. */
+export type InfracaoDecisao = Extract<InfracaoStatus, 'ACEITA' | 'REJEITADA' | 'CANCELADA_EFI'>;
+
+/** A side of the contested Pix, as Efí describes it. */
+export interface InfracaoParte {
+  nomeParticipante: string;
+  conta: number;
+  nome: string;
+  documento: string;
+}
+
+/** A MED infraction as Efí's GET /v2/gn/infracoes lists it (the SDK's MedListResponseSchema item): money in reais, as a number. */
+export interface Infracao {
+  idInfracao: string;
+  endToEndId: string;
+  protocolo: number;
+  dataTransacao: string;
+  valor: number;
+  chave: string;
+  status: InfracaoStatus;
+  razao: string;
+  tipoSituacao: 'golpe';
+  comentario?: string;
+  defesa?: string;
+  justificativaAnalista?: string;
+  identificadorTicket: number[];
+  dadosAnalise: { abertura: string; prazoFinalizacao: string; recebimentoDefesa?: string; finalizacao?: string };
+  origem: InfracaoParte;
+  destino: InfracaoParte;
+  criadoEm: string;
+  atualizadoEm: string;
+}
+
 export interface PayOptions {
   /** Free text the payer typed (the pacs.008 RemittanceInformation), at most 140 characters. */
   infoPagador?: string;
@@ -159,5 +193,21 @@ export interface SandboxPsp {
   returnSent(idEnvio: string, amountCents: number): Promise<void>;
   /** Settles every devolução still EM_PROCESSAMENTO now, and waits for their callbacks. */
   settleDevolucoes(): Promise<void>;
+  /**
+   * The payer's bank contests a Pix received here (MED): an infraction ABERTA, listed by GET
+   * /v2/gn/infracoes, its analysis due 7 days later (prazoFinalizacao, told, not enforced). Throws for
+   * an unknown Pix (an Error with statusCode 404) and for a Pix whose last infraction is not decided
+   * yet (statusCode 409).
+   */
+  openInfraction(e2eid: string, input?: { razao?: string }): Promise<{ idInfracao: string }>;
+  /**
+   * The payer's bank (or Efí) decides an infraction ABERTA or EM_DEFESA (else an Error with statusCode
+   * 409; 404 for an unknown one). ACEITA then gives back what is left of the Pix as a MED_FRAUDE
+   * devolução (DEVOLVIDO at once, then the callback), unless `withoutDevolucao`: a devolução that
+   * never comes.
+   */
+  resolveInfraction(idInfracao: string, status: InfracaoDecisao, options?: { withoutDevolucao?: true }): Promise<void>;
+  /** The next n defences of an infraction ABERTA are refused (400, nothing changed). */
+  refuseNextDefenses(n: number): void;
   close(): Promise<void>;
 }

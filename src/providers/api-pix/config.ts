@@ -24,6 +24,12 @@ export interface ApiPixConfig {
   /** Part of the callback path, so that only the PSP that was told it can call it. */
   webhookSecret: string;
   reconcileSeconds: number;
+  /**
+   * Where MED is learnt (CONTRACT §11.5): from devoluções only, or from Efí's infractions API on the
+   * PSP's host. The embedded PSP speaks it, so the sandbox reads it by default.
+   */
+  medSource: 'devolucoes' | 'efi';
+  medPollSeconds: number;
   /** The embedded PSP's port (0: any free one). */
   sandboxPspPort: number;
 }
@@ -45,6 +51,8 @@ export function loadApiPixConfig(env: Env, postbackSecret: string): ApiPixConfig
     webhookBaseUrl: webhookBaseUrl?.replace(/\/+$/, '') ?? null,
     webhookSecret,
     reconcileSeconds: integer(env, 'PIX_RECONCILE_SECONDS', 60, 5, 86_400),
+    medSource: oneOf(env, 'PIX_MED_SOURCE', ['devolucoes', 'efi'] as const, provider === 'sandbox' ? 'efi' : 'devolucoes'),
+    medPollSeconds: integer(env, 'MED_POLL_SECONDS', 300, 5, 86_400),
     sandboxPspPort: integer(env, 'SANDBOX_PSP_PORT', 0, 0, 65535),
   };
 }

@@ -7,7 +7,7 @@ import type { ProviderFact } from '../../domain/provider-facts.ts';
 import { centsFromValor, type Devolucao, type Pix } from './client/api-pix-client.ts';
 import { isOurReturn, refundIdOf } from './keys.ts';
 
-const med_naturezas = new Set(['MED_OPERACIONAL', 'MED_FRAUDE']);
+const med_naturezas = new Set(['MED_OPERACIONAL', 'MED_FRAUDE', 'MED_PIX_AUTOMATICO']);
 // A status the file does not list yet (an open enum) is one still under way.
 const return_status: Record<string, 'SENT' | 'DONE' | 'REFUSED'> = { EM_PROCESSAMENTO: 'SENT', DEVOLVIDO: 'DONE', NAO_REALIZADO: 'REFUSED' };
 

@@ -14,6 +14,7 @@ import type { MoveRefs } from '../../domain/transaction-postings.ts';
 import { unclaimedReceived, unclaimedReturned } from '../../ledger/unclaimed.ts';
 import { settleRefund } from '../../transactions/refund-moves.ts';
 import { moveTransaction } from '../../transactions/transitions.ts';
+import { planRecordedInfraction } from '../med/infraction-record.ts';
 import { sendFollowup } from './followups.ts';
 import { findByIdentity, heldOf, recordOnce, type Settled, type StoredEvent, setFollowup, settleEvent, unclaimedOf } from './store.ts';
 import { lockRefund, lockSale, lockSaleById, nameSale } from './subjects.ts';
@@ -98,6 +99,8 @@ async function applyStored(q: Queryable, event: StoredEvent, at: Date): Promise<
       const { plan, cashoutId } = await applyPayoutFact(q, fact, at);
       return { state: plan.state, reason: plan.reason, transactionId: null, refundId: null, cashoutId, followup: null };
     }
+    case 'INFRACTION':
+      return applySaleFact(q, event, fact, at, (sale) => planRecordedInfraction(q, fact, sale, at));
     default: {
       const settled = await applySaleFact(q, event, fact, at);
       // A Pix of ours the sale cannot take: at the PSP's account now, owed back to its payer.
@@ -108,10 +111,16 @@ async function applyStored(q: Queryable, event: StoredEvent, at: Date): Promise<
   }
 }
 
-async function applySaleFact(q: Queryable, event: StoredEvent, fact: Fact, at: Date): Promise<Settled> {
+async function applySaleFact(
+  q: Queryable,
+  event: StoredEvent,
+  fact: Fact,
+  at: Date,
+  planOf: (sale: SaleSnapshot) => Promise<FactPlan> = async (sale) => planSaleFact(fact, sale),
+): Promise<Settled> {
   const sale = await saleOf(q, event, fact);
   if (!sale) return outcome(unknownSale(fact), null);
-  const plan = planSaleFact(fact, sale);
+  const plan = await planOf(sale);
   if (plan.state !== 'held') {
     if (plan.naming) await nameSale(q, sale.id, plan.naming);
     for (const move of plan.events) {

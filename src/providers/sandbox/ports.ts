@@ -41,6 +41,13 @@ export function sandboxBoletoIssuer(issuer: BoletoIssuer): BoletoIssuer {
 export interface SandboxLevers {
   pix: { pay(txid: string, amountCents: number): Promise<{ endToEndId: string; valor: string; horario: string }> } | null;
   boleto: { pay(chargeId: number, amountCents?: number): Promise<void> } | null;
+  /** The payer's bank contesting a Pix, and the BCB deciding (PIX rail sandbox, its infractions read: CONTRACT §11.5). */
+  med: {
+    open(endToEndId: string): Promise<{ idInfracao: string }>;
+    resolve(idInfracao: string, status: 'ACEITA' | 'REJEITADA'): Promise<void>;
+    /** The PIX port whose infractions the gateway reads. */
+    port: PixPsp;
+  } | null;
   /** The accounts the sandbox plays: only their sales may be paid through it. */
   accounts: string[];
 }
@@ -49,6 +56,10 @@ export function sandboxLevers(psp: SandboxPsp | null, plays: { pix: PixPsp | nul
   return {
     pix: psp && plays.pix ? { pay: (txid, amountCents) => psp.pay(txid, amountCents) } : null,
     boleto: psp && plays.boleto ? { pay: (chargeId, amountCents) => psp.payBoleto(chargeId, amountCents) } : null,
+    med:
+      psp && plays.pix?.infractions
+        ? { open: (e2e) => psp.openInfraction(e2e), resolve: (id, status) => psp.resolveInfraction(id, status), port: plays.pix }
+        : null,
     accounts: [plays.pix?.account.id, plays.boleto?.account.id].filter((a): a is string => a !== undefined),
   };
 }
