@@ -12,25 +12,23 @@ type Infraction = Extract<Fact, { kind: 'INFRACTION' }>;
 
 const rank: Record<InfractionStatus, number> = { ABERTA: 0, EM_DEFESA: 1, ACEITA: 2, REJEITADA: 2, CANCELADA: 2 };
 
-/** The infraction's status once this fact is taken: a status earlier than the one known is a late word. */
+/** The infraction's status once this fact is taken: a status earlier than the one known is a late word, and the first decision stands. */
 export function latestStatus(known: InfractionStatus | null, told: InfractionStatus): InfractionStatus {
-  return known !== null && rank[known] > rank[told] ? known : told;
+  return known !== null && (rank[known] === 2 || rank[known] > rank[told]) ? known : told;
 }
 
 const none: FactPlan = { state: 'applied', reason: null, events: [], followup: null, naming: null, settle: null };
 const plan = (extra: Partial<FactPlan>): FactPlan => ({ ...none, ...extra });
 
-/** `known`: the infraction's status as recorded before this fact (null when it is new here). */
-export function planInfraction(fact: Infraction, sale: SaleSnapshot, known: InfractionStatus | null): FactPlan {
+/**
+ * `known`: the infraction's status as recorded before this fact (null when it is new here).
+ * `othersOpen`: another infraction of the same sale is still open or accepted, so its block stays.
+ */
+export function planInfraction(fact: Infraction, sale: SaleSnapshot, known: InfractionStatus | null, othersOpen = false): FactPlan {
   const status = latestStatus(known, fact.status);
-  if (fact.overdue) {
-    if (status !== 'ACEITA' || sale.status !== 'MED') return none;
-    return plan({
-      state: 'needs_operator',
-      reason: `infraction ${fact.infractionId} was accepted and no devolução came in 11 days: the money is still blocked at the PSP`,
-    });
-  }
-  if (status === 'REJEITADA' || status === 'CANCELADA') return sale.status === 'MED' ? checked(sale, plan({ events: ['MED_WON'] })) : none;
+  if (fact.overdue) return planOverdue(fact, status, sale);
+  if (status === 'REJEITADA' || status === 'CANCELADA')
+    return sale.status === 'MED' && !othersOpen ? checked(sale, plan({ events: ['MED_WON'] })) : none;
   switch (sale.status) {
     case 'PENDENTE':
     case 'EM_PROCESSAMENTO':
@@ -47,4 +45,15 @@ export function planInfraction(fact: Infraction, sale: SaleSnapshot, known: Infr
     default:
       return plan({ state: 'needs_operator', reason: `a MED opened for a ${sale.status} sale` });
   }
+}
+
+/** The gateway's own finding that an infraction waits too long, shown to the operator while the money is blocked. */
+function planOverdue(fact: Infraction, status: InfractionStatus, sale: SaleSnapshot): FactPlan {
+  const still = fact.status === 'ACEITA' ? status === 'ACEITA' : rank[status] < 2;
+  if (sale.status !== 'MED' || !still) return none;
+  const reason =
+    status === 'ACEITA'
+      ? `infraction ${fact.infractionId} was accepted and no devolução came in 11 days: the money is still blocked at the PSP`
+      : `infraction ${fact.infractionId} is still undecided 30 days past its deadline: the money is still blocked at the PSP`;
+  return plan({ state: 'needs_operator', reason });
 }

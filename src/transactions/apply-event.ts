@@ -23,9 +23,10 @@ export async function applyEvent(ctx: AppContext, id: number, event: Transaction
   return ok(transactionView(await withMed(ctx, result.row), result.items));
 }
 
-/** A PIX sale's MED as it stands after the move (the move's own row is computed, not read back). */
+/** A sale's MED as it stands after the move (the move's own row is computed, not read back). */
 async function withMed(ctx: AppContext, row: TransactionRow): Promise<TransactionRow> {
-  if (row.payment_method !== 'PIX') return row;
+  // A boleto's Pix can be contested too (its infraction is then the operator's, but the read shows it).
+  if (row.payment_method !== 'PIX' && row.payment_method !== 'BOLETO') return row;
   const med = maybeOne(
     await run<Pick<TransactionRow, 'med_infraction' | 'med_history'>>(
       ctx.db,

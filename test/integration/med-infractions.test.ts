@@ -217,6 +217,41 @@ describe('MED 2.0: infractions from the PSP, the defence, the outcome', () => {
     assert.equal(retried.json().med.defense.status, 'SENT', retried.body);
   });
 
+  test('a defence whose answer is lost stays SENDING, and the poller sends it again once, however many rounds run at once', async () => {
+    const { id, e2e } = await paidSale(2500);
+    await psp().openInfraction(e2e);
+    await poll();
+    const port = gw.ctx.providers.rail('PIX');
+    const source = port.infractions!;
+    port.infractions = { ...source, defend: async () => Promise.reject(new Error('connection reset')) };
+    let sending: Record<string, unknown>;
+    try {
+      const res = await inject(
+        'POST',
+        `/api/transactions/${id}/med-defense`,
+        { ...seller.headers, 'idempotency-key': `lost-${id}` },
+        {
+          justification: 'Mercadoria entregue, nota fiscal 1234 e rastreio em anexo.',
+        },
+      );
+      assert.equal(res.statusCode, 202, res.body);
+      sending = res.json();
+    } finally {
+      port.infractions = source;
+    }
+    assert.equal((sending.med as { defense: { status: string } }).defense.status, 'SENDING');
+    const posted = () => log.filter((l) => l.startsWith('POST')).length;
+    const before = posted();
+    await poll();
+    assert.equal(posted(), before, 'not sent again at once');
+    now = new Date(now.getTime() + 3 * 60_000);
+    await Promise.all([poll(), poll(), poll()]);
+    assert.equal(posted() - before, 1, 'sent again exactly once');
+    await poll();
+    const read1 = await read(id);
+    assert.deepEqual([read1.med.status, read1.med.defense.status], ['EM_DEFESA', 'SENT']);
+  });
+
   test('accepted, then its devolução: ESTORNADO with the MED money (the block goes to the payer, available untouched)', async () => {
     const { id, e2e } = await paidSale(12000);
     const before = await balance();

@@ -59,9 +59,15 @@ describe('MED 2.0: the plan of an infraction', () => {
     assert.equal(latestStatus('REJEITADA', 'ABERTA'), 'REJEITADA');
     assert.equal(latestStatus('EM_DEFESA', 'ABERTA'), 'EM_DEFESA');
     assert.equal(latestStatus('ABERTA', 'ACEITA'), 'ACEITA');
-    assert.equal(latestStatus('ACEITA', 'REJEITADA'), 'REJEITADA', 'between two decisions, the later word');
+    assert.equal(latestStatus('ACEITA', 'REJEITADA'), 'ACEITA', 'the first decision stands');
     assert.deepEqual(summary(planInfraction(fact('ABERTA'), sale('PAGO', { lastEvent: 'MED_WON' }), 'REJEITADA')), applied());
     assert.deepEqual(summary(planInfraction(fact('EM_DEFESA'), sale('PAGO'), 'CANCELADA')), applied());
+  });
+
+  test('a rejection releases the block only when no other infraction of the sale is still open or accepted', () => {
+    const inMed = sale('MED', { lastEvent: 'MED_OPENED' });
+    assert.deepEqual(summary(planInfraction(fact('REJEITADA'), inMed, 'EM_DEFESA', true)), applied());
+    assert.deepEqual(summary(planInfraction(fact('REJEITADA'), inMed, 'EM_DEFESA', false)), applied('MED_WON'));
   });
 
   test('before the payment is recorded, or while a refund is pending, the opening waits (held)', () => {
@@ -90,5 +96,9 @@ describe('MED 2.0: the plan of an infraction', () => {
     assert.deepEqual(summary(shown), { state: 'needs_operator', events: [] });
     assert.match(shown.reason!, /11 days/);
     assert.deepEqual(summary(planInfraction(overdue, sale('ESTORNADO', { lastEvent: 'MED_LOST' }), 'ACEITA')), applied());
+    const stale = planInfraction(fact('EM_DEFESA', { overdue: true }), sale('MED', { lastEvent: 'MED_OPENED' }), 'EM_DEFESA');
+    assert.equal(stale.state, 'needs_operator');
+    assert.match(stale.reason!, /undecided 30 days past its deadline/);
+    assert.deepEqual(summary(planInfraction(fact('EM_DEFESA', { overdue: true }), sale('PAGO'), 'REJEITADA')), applied(), 'decided since');
   });
 });

@@ -15,6 +15,8 @@ const status_of: Record<EfiInfraction['status'], InfractionStatus> = {
   CANCELADA_EFI: 'CANCELADA',
 };
 
+const defence_refusals = new Set([400, 409, 422]);
+
 /** Digits only, never a float: 147.02 → 14702. */
 const centsOf = (reais: number) => Math.round(reais * 100);
 
@@ -52,7 +54,8 @@ export function efiInfractionSource(client: EfiInfractionsClient, account: strin
         await client.defend(infractionId, justification);
         return { ok: true };
       } catch (error) {
-        if (!isRefusal(error)) throw error;
+        // Only the PSP's word on the defence itself is a refusal; a credential or route fault (401, 403, 404) is ours to mend, and it is sent again.
+        if (!isRefusal(error) || !defence_refusals.has(error.status!)) throw error;
         const p = error.problem;
         return { ok: false, reason: p?.detail ?? p?.mensagem ?? p?.title ?? `HTTP ${error.status}` };
       }

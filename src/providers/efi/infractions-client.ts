@@ -19,7 +19,7 @@ export interface EfiInfraction {
   abertura: string | null;
   prazoFinalizacao: string | null;
   defesa: string | null;
-  criadoEm: string;
+  criadoEm: string | null;
 }
 
 export interface InfractionListQuery {
@@ -55,6 +55,13 @@ function object(value: unknown, path: string): Obj {
   return value as Obj;
 }
 const text = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null);
+// A time with its offset (RFC 3339): one without would be read in this server's zone.
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+/** A time the gateway can keep, as ISO; null when absent or unreadable (the infraction still counts: only its date is unknown). */
+const time = (v: unknown): string | null => {
+  const t = text(v);
+  return t !== null && RFC3339.test(t) && !Number.isNaN(Date.parse(t)) ? new Date(t).toISOString() : null;
+};
 const count = (o: Obj, name: string, path: string, min = 0): number => {
   const v = o[name];
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min) throw new AnswerError(`${path}.${name} is not an integer ≥ ${min}`);
@@ -70,16 +77,15 @@ function readInfraction(item: unknown, path: string): EfiInfraction {
   if (typeof o.valor !== 'number' || !Number.isFinite(o.valor) || o.valor < 0) throw new AnswerError(`${path}.valor is not a sum of reais`);
   if (typeof o.status !== 'string' || !statuses.includes(o.status)) throw new AnswerError(`${path}.status is not an infraction's status`);
   const analise = typeof o.dadosAnalise === 'object' && o.dadosAnalise !== null ? (o.dadosAnalise as Obj) : {};
-  const criadoEm = text(o.criadoEm) ?? text(analise.abertura);
-  if (!criadoEm) throw new AnswerError(`${path}.criadoEm is missing`);
+  const criadoEm = time(o.criadoEm) ?? time(analise.abertura);
   return {
     idInfracao,
     endToEndId,
     valor: o.valor,
     status: o.status as EfiInfractionStatus,
     razao: text(o.razao),
-    abertura: text(analise.abertura),
-    prazoFinalizacao: text(analise.prazoFinalizacao),
+    abertura: time(analise.abertura),
+    prazoFinalizacao: time(analise.prazoFinalizacao),
     defesa: text(o.defesa),
     criadoEm,
   };

@@ -7,7 +7,7 @@
  */
 import type { AppContext } from '../../context.ts';
 import { maybeOne, run, sql } from '../../db/sql.ts';
-import type { ProviderFact } from '../../domain/provider-facts.ts';
+import type { InfractionStatus, ProviderFact } from '../../domain/provider-facts.ts';
 import type { Job, JobLog } from '../../workers/job.ts';
 import { applyProviderFact } from '../events/apply-fact.ts';
 import type { InfractionSource, PixPsp } from '../ports.ts';
@@ -18,7 +18,12 @@ const day_ms = 24 * 3600_000;
 const first_window_ms = 90 * day_ms;
 // An undecided infraction is listed again from a little before it opened, wherever the PSP dates it.
 const open_margin_ms = 3600_000;
+// An undecided infraction keeps the window open this long at most; past it, it is the operator's (stale).
+const open_reach_ms = 180 * day_ms;
+// However short the interval, a late listing or a skewed clock is covered.
+const min_overlap_ms = 10 * 60_000;
 const accepted_wait_ms = 11 * day_ms;
+const stale_after_deadline_ms = 30 * day_ms;
 const resend_after_ms = 2 * 60_000;
 const batch = 100;
 
@@ -91,10 +96,9 @@ async function windowStart(ctx: AppContext, account: string, fim: Date, overlapM
             (SELECT min(opened_at) FROM med_infractions WHERE account = ${account} AND status IN ('ABERTA', 'EM_DEFESA')) AS oldest`,
     ),
   );
-  const floor = fim.getTime() - first_window_ms;
-  const last = row?.polled_until ? new Date(row.polled_until).getTime() - overlapMs : floor;
+  const last = row?.polled_until ? new Date(row.polled_until).getTime() - Math.max(overlapMs, min_overlap_ms) : fim.getTime() - first_window_ms;
   const oldest = row?.oldest ? new Date(row.oldest).getTime() - open_margin_ms : Number.POSITIVE_INFINITY;
-  return new Date(Math.max(floor, Math.min(last, oldest)));
+  return new Date(Math.max(fim.getTime() - open_reach_ms, Math.min(last, oldest)));
 }
 
 /** The facts of a page the store has not got yet: a page already told costs one read. */
@@ -118,13 +122,21 @@ async function apply(ctx: AppContext, fact: ProviderFact, round: PollRound, log?
   }
 }
 
-/** Defences whose answer never came (the PSP unreachable): sent again while the infraction is still open. */
+/**
+ * Defences whose answer never came (the PSP unreachable): sent again while the infraction is still
+ * open. Each is claimed first (its time moved on), so two rounds at once never send one twice.
+ */
 async function resendLost(ctx: AppContext, account: string, stopping?: AbortSignal): Promise<number> {
+  const now = ctx.clock.now();
   const r = await run<{ id_infracao: string }>(
     ctx.db,
-    sql`SELECT id_infracao FROM med_infractions
-        WHERE account = ${account} AND defense_state = 'SENDING' AND status = 'ABERTA' AND defense_at < ${new Date(ctx.clock.now().getTime() - resend_after_ms)}
-        ORDER BY defense_at LIMIT ${batch}`,
+    sql`UPDATE med_infractions SET defense_at = ${now}
+        WHERE id_infracao IN (
+          SELECT id_infracao FROM med_infractions
+          WHERE account = ${account} AND defense_state = 'SENDING' AND status = 'ABERTA' AND defense_at < ${new Date(now.getTime() - resend_after_ms)}
+          ORDER BY defense_at LIMIT ${batch} FOR UPDATE SKIP LOCKED)
+        AND defense_at < ${new Date(now.getTime() - resend_after_ms)}
+        RETURNING id_infracao`,
   );
   let sent = 0;
   for (const { id_infracao } of r.rows) {
@@ -134,21 +146,28 @@ async function resendLost(ctx: AppContext, account: string, stopping?: AbortSign
   return sent;
 }
 
-/** Accepted infractions whose devolução has not come in 11 days: the money stays blocked at the PSP, the operator must see it. */
+/**
+ * Infractions that wait too long while the money stays blocked at the PSP: accepted with no devolução
+ * in 11 days, or undecided 30 days past their deadline. Each is shown to the operator once.
+ */
 async function showOverdue(ctx: AppContext, account: string, round: PollRound, log?: JobLog): Promise<number> {
-  const r = await run<{ id_infracao: string; end_to_end_id: string; amount: number; reason: string | null }>(
+  const now = ctx.clock.now().getTime();
+  const r = await run<{ id_infracao: string; end_to_end_id: string; amount: number; reason: string | null; status: InfractionStatus; why: string }>(
     ctx.db,
-    sql`SELECT i.id_infracao, i.end_to_end_id, i.amount, i.reason FROM med_infractions i JOIN transactions t ON t.id = i.transaction_id
-        WHERE i.account = ${account} AND i.status = 'ACEITA' AND i.accepted_at < ${new Date(ctx.clock.now().getTime() - accepted_wait_ms)} AND t.status = 'MED'
-          AND NOT EXISTS (SELECT 1 FROM provider_events e WHERE e.provider = 'api-pix' AND e.identity = 'infracao/' || i.id_infracao || ':overdue')
-        ORDER BY i.accepted_at LIMIT ${batch}`,
+    sql`SELECT i.id_infracao, i.end_to_end_id, i.amount, i.reason, i.status, w.why FROM med_infractions i JOIN transactions t ON t.id = i.transaction_id
+        CROSS JOIN LATERAL (SELECT CASE WHEN i.status = 'ACEITA' THEN 'overdue' ELSE 'stale' END AS why) w
+        WHERE i.account = ${account} AND t.status = 'MED'
+          AND ((i.status = 'ACEITA' AND i.accepted_at < ${new Date(now - accepted_wait_ms)})
+            OR (i.status IN ('ABERTA', 'EM_DEFESA') AND i.deadline < ${new Date(now - stale_after_deadline_ms)}))
+          AND NOT EXISTS (SELECT 1 FROM provider_events e WHERE e.provider = 'api-pix' AND e.identity = 'infracao/' || i.id_infracao || ':' || w.why)
+        ORDER BY i.id_infracao LIMIT ${batch}`,
   );
   for (const i of r.rows) {
     await apply(
       ctx,
       {
         provider: 'api-pix',
-        identity: `infracao/${i.id_infracao}:overdue`,
+        identity: `infracao/${i.id_infracao}:${i.why}`,
         externalReference: i.id_infracao,
         fact: {
           kind: 'INFRACTION',
@@ -156,7 +175,7 @@ async function showOverdue(ctx: AppContext, account: string, round: PollRound, l
           infractionId: i.id_infracao,
           endToEndId: i.end_to_end_id,
           account,
-          status: 'ACEITA',
+          status: i.status,
           amount: Number(i.amount),
           reason: i.reason,
           openedAt: null,

@@ -16,7 +16,13 @@ export async function planRecordedInfraction(q: Queryable, fact: Infraction, sal
   const known = maybeOne(
     await run<{ status: InfractionStatus }>(q, sql`SELECT status FROM med_infractions WHERE id_infracao = ${fact.infractionId} FOR UPDATE`),
   );
-  const plan = planInfraction(fact, sale, known?.status ?? null);
+  // A sale can be contested again once an earlier infraction was decided: its block stays while any is undecided or accepted.
+  const others = await run(
+    q,
+    sql`SELECT 1 FROM med_infractions WHERE transaction_id = ${sale.id} AND id_infracao <> ${fact.infractionId}
+          AND status IN ('ABERTA', 'EM_DEFESA', 'ACEITA') LIMIT 1`,
+  );
+  const plan = planInfraction(fact, sale, known?.status ?? null, others.rows.length > 0);
   if (!fact.overdue) await recordInfraction(q, fact, sale.id, latestStatus(known?.status ?? null, fact.status), at);
   return plan;
 }
@@ -40,9 +46,12 @@ async function recordInfraction(q: Queryable, fact: Infraction, saleId: number, 
           deadline = coalesce(EXCLUDED.deadline, med_infractions.deadline),
           accepted_at = CASE WHEN EXCLUDED.status = 'ACEITA' THEN coalesce(med_infractions.accepted_at, ${at}::timestamptz) ELSE med_infractions.accepted_at END,
           defense = coalesce(med_infractions.defense, EXCLUDED.defense),
-          defense_state = CASE WHEN EXCLUDED.defense IS NOT NULL OR (med_infractions.defense_state = 'SENDING' AND EXCLUDED.status = 'EM_DEFESA')
-            THEN 'SENT' ELSE med_infractions.defense_state END,
-          defense_refusal = CASE WHEN EXCLUDED.defense IS NOT NULL THEN NULL ELSE med_infractions.defense_refusal END,
+          defense_state = CASE WHEN EXCLUDED.defense IS NOT NULL OR (med_infractions.defense_state = 'SENDING' AND EXCLUDED.status = 'EM_DEFESA') THEN 'SENT'
+            WHEN med_infractions.defense_state = 'SENDING' AND EXCLUDED.status NOT IN ('ABERTA', 'EM_DEFESA') THEN 'REFUSED'
+            ELSE med_infractions.defense_state END,
+          defense_refusal = CASE WHEN EXCLUDED.defense IS NOT NULL THEN NULL
+            WHEN med_infractions.defense_state = 'SENDING' AND EXCLUDED.status NOT IN ('ABERTA', 'EM_DEFESA') THEN 'the infraction was decided before the PSP received the defence'
+            ELSE med_infractions.defense_refusal END,
           defense_at = coalesce(med_infractions.defense_at, EXCLUDED.defense_at),
           updated_at = ${at}`,
   );
