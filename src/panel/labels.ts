@@ -4,6 +4,7 @@
  */
 import type { CashoutStatus } from '../domain/cashout-states.ts';
 import type { PixKeyType } from '../domain/pix-keys.ts';
+import type { InfractionStatus } from '../domain/provider-facts.ts';
 import type { PaymentMethod, TransactionEvent, TransactionStatus } from '../domain/transaction-states.ts';
 
 export const sale_statuses: Record<TransactionStatus, string> = {
@@ -59,6 +60,44 @@ export const sale_events: Record<TransactionEvent, string> = {
   MED_WON: 'contestação (MED) ganha',
   MED_LOST: 'contestação (MED) perdida',
 };
+
+/** A PIX dispute's infraction at the PSP (CONTRACT §11.5), as the sale's page says it. */
+export const infraction_statuses: Record<InfractionStatus, string> = {
+  ABERTA: 'Aberta',
+  EM_DEFESA: 'Em análise, defesa enviada',
+  ACEITA: 'Aceita: o valor será devolvido ao pagador',
+  REJEITADA: 'Rejeitada: o valor foi liberado',
+  CANCELADA: 'Cancelada',
+};
+
+/** The seller's defence of a MED: sent to the PSP, being sent, or refused by it. */
+export const defense_states: Record<'SENDING' | 'SENT' | 'REFUSED', string> = {
+  SENDING: 'Enviando…',
+  SENT: 'Enviada',
+  REFUSED: 'Recusada pelo PSP',
+};
+
+/** The other words of a MED on the sale's page: one place, as for the codes above. */
+export const med_words = {
+  /** An accepted infraction once its devolução took the money (the sale ESTORNADO). */
+  returned: 'Aceita: o valor foi devolvido ao pagador',
+  noReason: 'Motivo não informado pelo PSP',
+  noRefusalReason: 'motivo não informado',
+  sent: 'Defesa enviada ao PSP.',
+  sending: 'Defesa registrada. O PSP ainda não respondeu; o envio é repetido até ele responder.',
+  refused: 'O PSP recusou a defesa: ',
+  notDefensible: 'Esta contestação não aceita defesa agora: ela não está mais aberta, ou uma defesa já foi enviada.',
+};
+
+/**
+ * The reasons the gateway itself records for a defence not sent (in the API's English), in the
+ * panel's words; a PSP's own reason is shown as the PSP gave it.
+ */
+export const defense_refusals: readonly (readonly [RegExp, string])[] = [
+  [/^the infraction was decided before the PSP received the defence$/, 'a contestação foi decidida antes de o PSP receber a defesa'],
+  [/^account .* does not report infractions here$/, 'a conta que recebeu este PIX não recebe contestações por aqui'],
+  [/^account .* not configured$/, 'a conta que recebeu este PIX não está configurada no gateway'],
+];
 
 export const cashout_statuses: Record<CashoutStatus, string> = {
   PENDING: 'Pendente',

@@ -15,6 +15,7 @@ import {
   sale_statuses,
 } from './labels.ts';
 import type { saleDetail } from './sale-detail.ts';
+import { justification_limits, justification_rule, medSection } from './sale-med.ts';
 
 type Detail = Extract<Awaited<ReturnType<typeof saleDetail>>, { ok: true }>['value'];
 
@@ -66,6 +67,8 @@ export function saleView(d: Detail) {
       event: announcedStatus(n.kind, n.event_status),
       delivery: deliveryInWords(n.status, n.attempts, n.last_response_status),
     })),
+    med: medSection(row, sale.med),
+    justification: { ...justification_limits, rule: justification_rule },
     refundPending: row.refund_pending > 0,
     canRefund: row.status === 'PAGO' && d.refundable > 0 && row.refund_pending === 0,
     canCancel: row.status === 'PENDENTE' || row.status === 'FALHA',

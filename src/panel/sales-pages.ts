@@ -7,14 +7,16 @@ import { PAYMENT_METHODS, type PaymentMethod, TRANSACTION_STATUSES, type Transac
 import { parsePathId } from '../http/ids.ts';
 import { page_limit_default } from '../http/paging.ts';
 import type { Router } from '../http/router.ts';
+import { defendMed } from '../med/defend.ts';
 import { refundSale } from '../refunds/refund-sale.ts';
 import { applyEvent } from '../transactions/apply-event.ts';
 import { listTransactions } from '../transactions/transactions-repo.ts';
 import { awaitingAuthentication, refundedBy, saleStatusLabel } from './authentication.ts';
-import { type FormErrors, onField, placed } from './form-errors.ts';
+import { type FormErrors, onField, onForm, placed } from './form-errors.ts';
 import { reais, reaisTyped, whenSaoPaulo } from './format.ts';
-import { labelOf, payment_methods, sale_statuses } from './labels.ts';
+import { labelOf, med_words, payment_methods, sale_statuses } from './labels.ts';
 import { saleDetail } from './sale-detail.ts';
+import { defenseOutcome, justificationOf } from './sale-med.ts';
 import { saleView } from './sale-view.ts';
 import {
   attempt,
@@ -45,8 +47,9 @@ const ListQuery = Type.Object({
 });
 type ListQuery = { status?: string; metodo?: string; de?: string; ate?: string; antes?: string };
 
-// The refund form's input of the use case's field.
+// The refund form's input of the use case's field; the MED defence form's.
 const refund_inputs = { amount: 'valor' };
+const defense_inputs = { justification: 'justification' };
 
 const done: Record<string, string> = {
   estorno: 'Estorno pedido. Ele aparece abaixo com o seu status.',
@@ -96,10 +99,11 @@ export function salesPages(app: Router, ctx: AppContext): void {
   app.get('/painel/vendas/:id', { schema: { hide: true, params: SalePath, querystring: Done } }, async (request, reply) => {
     const current = await pageSession(ctx, request, reply);
     if (!current) return reply;
-    return salePage(ctx, current, request.params.id, reply, { notice: done[request.query.feito ?? ''] });
+    return salePage(ctx, current, request.params.id, reply, { done: request.query.feito });
   });
 
   saleActions(app, ctx);
+  medDefense(app, ctx);
 }
 
 const idOf = (s: { id: number }) => s.id;
@@ -144,12 +148,42 @@ function saleActions(app: Router, ctx: AppContext): void {
   });
 }
 
+/**
+ * The MED defence (CONTRACT §11.5): the API's use case, its order the Idempotency-Key; its refusals on
+ * the sale's page, a field's beside the field. Sent, the page tells what the PSP answered.
+ */
+function medDefense(app: Router, ctx: AppContext): void {
+  app.post('/painel/vendas/:id/med', { schema: { hide: true, params: SalePath, body: Form } }, async (request, reply) => {
+    const current = await formSession(ctx, request, reply);
+    if (!current) return reply;
+    const order = orderOf(request.body);
+    if (!order) return page(reply, 403, 'mensagem.eta', formExpired());
+    const typed = field(request.body, 'justification');
+    const justification = justificationOf(typed);
+    if (!justification.ok)
+      return salePage(ctx, current, request.params.id, reply, { status: 400, errors: onField('justification', justification.error), defense: typed });
+    const ask = {
+      sellerId: current.session.sellerId,
+      body: { justification: justification.text },
+      idempotencyKey: order,
+      channel: 'PANEL',
+    } as const;
+    const outcome = await attempt(async () => defendMed(ctx, { ...ask, transactionId: parsePathId(request.params.id) }, request.log));
+    const refused = refusalOf(outcome);
+    if (refused) {
+      const errors = refused.code === 'INVALID_TRANSITION' ? onForm(med_words.notDefensible) : placed(refused, defense_inputs);
+      return salePage(ctx, current, request.params.id, reply, { status: refused.status, errors, defense: typed });
+    }
+    return reply.redirect(`/painel/vendas/${request.params.id}?feito=defesa`, 303);
+  });
+}
+
 async function salePage(
   ctx: AppContext,
   current: Current,
   rawId: string,
   reply: Parameters<typeof page>[0],
-  shown: { status?: number; errors?: FormErrors; notice?: string; typed?: string },
+  shown: { status?: number; errors?: FormErrors; done?: string; typed?: string; defense?: string },
 ) {
   const found = await attemptResult(async () => saleDetail(ctx, current.session.sellerId, parsePathId(rawId)));
   if (!found.ok) {
@@ -161,17 +195,20 @@ async function salePage(
       session: current.session,
     });
   }
-  // An error of no field of the refund form (a cancel refused…) stands under the title: the form may be gone.
+  // An error of no field of a form (a cancel refused…) stands under the title: the form may be gone.
   const errors = shown.errors ?? { fields: {} };
+  // After the defence form, what the PSP answered (read from the sale, never from the URL).
+  const said = shown.done === 'defesa' ? defenseOutcome(found.value.sale.med) : { notice: done[shown.done ?? ''] };
   return page(reply, shown.status ?? 200, 'venda.eta', {
     ...saleView(found.value),
     title: `Venda #${found.value.row.id}`,
     page: 'vendas',
     session: current.session,
     errors: { fields: errors.fields },
-    alert: errors.form,
-    notice: shown.notice,
+    alert: errors.form ?? said.alert,
+    notice: said.notice,
     typed: shown.typed ?? '',
+    defenseTyped: shown.defense ?? '',
     order: newOrder(),
   });
 }

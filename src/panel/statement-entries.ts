@@ -28,6 +28,10 @@ const back_to_balance = 'O valor separado volta ao saldo disponível.';
 const set_aside = (until: string) => `Sai do disponível e fica bloqueado até ${until}.`;
 const to_payer = (p: PostingSums) => `${reais(p.customer_funds)} devolvidos ao comprador.`;
 
+/** A MED lost: the payer's money goes back from what the dispute blocked; anything the block held beyond it returns to available. */
+const medReturned = (p: PostingSums) =>
+  `${reais(p.customer_funds)} devolvidos ao pagador, do valor bloqueado na contestação.${p.available > 0 ? ' O que sobrou do bloqueio volta ao saldo disponível.' : ''}`;
+
 // One line per kind: its text and, from what the posting moved, its detail.
 const one_line: Record<string, (p: PostingSums) => [string, string | null]> = {
   CASHOUT_CREATED: () => ['Saque pedido', set_aside('o PIX ser feito')],
@@ -42,9 +46,10 @@ const one_line: Record<string, (p: PostingSums) => [string, string | null]> = {
   REFUND_SUCCEEDED: (p) => ['Estorno concluído', `${to_payer(p)} O valor foi separado no pedido.`],
   REFUND_FAILED: () => ['Estorno não realizado', back_to_balance],
   RESERVE_RELEASE: () => ['Reserva liberada', 'A reserva retida na venda volta ao saldo disponível.'],
-  MED_OPENED: () => ['Contestação (MED) aberta', set_aside('a decisão')],
-  MED_WON: () => ['Contestação (MED) ganha', 'O valor bloqueado volta ao saldo disponível.'],
-  MED_LOST: (p) => ['Contestação (MED) perdida', to_payer(p)],
+  // A PIX dispute (MED): the money blocked while it lasts, then released, or returned to the payer from the block.
+  MED_OPENED: () => ['Contestação (MED) aberta: valor bloqueado', `O banco do pagador contestou o PIX. ${set_aside('a decisão')}`],
+  MED_WON: () => ['Contestação (MED) ganha: valor liberado', 'O valor bloqueado na contestação volta ao saldo disponível.'],
+  MED_LOST: (p) => ['Contestação (MED) perdida: valor devolvido', medReturned(p)],
   CHARGEBACK_OPENED: () => ['Multa de chargeback', null],
   CHARGEBACK_CONFIRMED: (p) => ['Chargeback confirmado', to_payer(p)],
 };

@@ -194,6 +194,35 @@ describe('every panel page at a phone’s and a desk’s size', { skip: browserS
     });
   }
 
+  for (const size of Object.keys(SIZES) as (keyof typeof SIZES)[]) {
+    test(`a MED known only from the operator's events, at ${SIZES[size].width}×${SIZES[size].height} (${size}): said in words, no defence form`, async () => {
+      const page = await newPage(browser, { javaScriptEnabled: false, viewport: SIZES[size] });
+      try {
+        await logIn(page);
+        // No infraction listed by a PSP: nothing to defend there, so no form; the block is still shown.
+        const open = await sale(pixExample({ amount: 6000 }));
+        for (const move of ['PAYMENT_CONFIRMED', 'MED_OPENED']) await event(open, move);
+        const shown = await visit(page, `/painel/vendas/${open}`, `venda-med-${open}`, size, 200, false);
+        assert.equal(await page.locator('[data-venda="status"]').textContent(), 'Em contestação (MED)');
+        assert.equal(await page.locator('[data-med="status"]').textContent(), 'Aberta');
+        assert.equal(await page.locator('[data-med="motivo"]').textContent(), 'Motivo não informado pelo PSP');
+        assert.match((await page.locator('[data-med="desde"]').textContent()) ?? '', /^\d{2}\/\d{2}\/\d{4} \d{2}:\d{2}$/);
+        assert.equal(await page.locator('[data-med="prazo"]').count(), 0, 'no deadline known');
+        const net = (await api('GET', `/api/transactions/${open}`, seller.headers)).netAmount as number;
+        assert.equal(await page.locator('[data-med="bloqueado"]').textContent(), `R$ ${Math.floor(net / 100)},${String(net % 100).padStart(2, '0')}`);
+        assert.equal(await page.locator('textarea#justification').count(), 0, 'no form: no infraction to defend');
+        assert.doesNotMatch(shown, /\b(ABERTA|EM_DEFESA|ACEITA|REJEITADA|CANCELADA)\b/);
+        // The MED lost by the operator's events: accepted, the money returned.
+        await visit(page, `/painel/vendas/${ids.medLost}`, `venda-med-perdida-${ids.medLost}`, size, 200, false);
+        assert.equal(await page.locator('[data-med="status"]').textContent(), 'Aceita: o valor foi devolvido ao pagador');
+        assert.equal(await page.locator('[data-med="bloqueado"]').count(), 0, 'nothing blocked once lost');
+        assert.match(await visit(page, '/painel/extrato', 'extrato-med', size, 200, false), /Contestação \(MED\) aberta: valor bloqueado/);
+      } finally {
+        await page.close();
+      }
+    });
+  }
+
   /** Accepts the invite the first time, then logs in with the password it set. */
   async function logIn(page: Page): Promise<void> {
     const invite = await page.goto(`${base}${invitePath}`);
