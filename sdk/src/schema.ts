@@ -1093,7 +1093,7 @@ export interface components {
         };
         /** MedDefenseRequest */
         MedDefenseRequest: {
-            /** @description the seller's account of the sale (what was sold, how it was delivered), 10 to 2,000 characters, sent to the PSP as it is */
+            /** @description a text of 10 to 2,000 characters: the seller's account of the sale (what was sold, how it was delivered), sent to the PSP as written */
             justification: string;
         };
         /**
@@ -1496,12 +1496,8 @@ export interface components {
         SandboxInfraction: {
             /** @description the infraction's id at the PSP */
             idInfracao: string;
-            transactionId: number;
-            /**
-             * @description the sale's status once the gateway read the PSP
-             * @enum {string}
-             */
-            status: "PENDENTE" | "EM_PROCESSAMENTO" | "PAGO" | "CANCELADO" | "RECUSADO" | "ESTORNADO" | "FALHA" | "CHARGEBACK" | "MED";
+            transactionId: number | null;
+            status: ("PENDENTE" | "EM_PROCESSAMENTO" | "PAGO" | "CANCELADO" | "RECUSADO" | "ESTORNADO" | "FALHA" | "CHARGEBACK" | "MED") | null;
         };
         /** SandboxInfractionDecision */
         SandboxInfractionDecision: {
@@ -3235,7 +3231,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["OperatorUnauthorized"];
-            /** @description - `error: "Not Found"`: no infraction of a sale of this gateway has this id, or the sandbox PSP does not report infractions here */
+            /** @description - `error: "Not Found"`: the sandbox PSP has no infraction with this id, or it does not report infractions here */
             404: {
                 headers: {
                     [name: string]: unknown;
