@@ -575,8 +575,12 @@ console.log(`node ${process.version}, ${cpus().length} cores`);
 if (wanted('qr')) qrCost();
 const anyScenario = scenario_figures.some(wanted);
 if (anyScenario && process.env.BENCH_SKIP_PGLITE !== 'true') await scenario('PGlite, embedded', undefined);
+// BENCH_ONLY=med: the MED infractions poller's rounds over BENCH_MED_INFRACTIONS, each database in a gateway process of its own.
+const medPoll = async (label: string, url: string | undefined) => (await import('./med-poll.ts')).medPoll(label, url);
+if (wanted('med') && process.env.BENCH_SKIP_PGLITE !== 'true') await medPoll('MED infractions poll, PGlite, embedded', undefined);
 if (await postgresReachable()) {
   if (anyScenario) await onFreshDatabase(`gw_bench_${process.pid}`, (url) => scenario('PostgreSQL', url));
+  if (wanted('med')) await onFreshDatabase(`gw_bench_med_${process.pid}`, (url) => medPoll('MED infractions poll, PostgreSQL', url));
   if (wanted('cluster')) {
     const skip = clusterSkipReason();
     if (skip) console.log(`\n[three-node cluster] skipped: ${skip}`);
