@@ -5,10 +5,27 @@
  * dispute before the payment, a dispute while a refund is pending; tried again whenever the sale
  * moves, in order) or needs_operator (the state machine can never take it). The same fact sent again
  * changes nothing.
+ *
+ * MED 2.0 infractions (CONTRACT §11.5, §5a, §14): the model records each infraction's status, and
+ * its sale. Ranks: ABERTA 0 < EM_DEFESA 1 < ACEITA, REJEITADA, CANCELADA 2 (the decisions). A fact's
+ * effective status is the recorded one when that ranks higher or is a decision (the first decision
+ * stands: a status told late never moves the sale back, nor does a later, different decision), else
+ * its own, then recorded (whenever the sale is found, held or not). ABERTA, EM_DEFESA, ACEITA: the sale
+ * is in MED (PAGO → MED_OPENED; MED, and ESTORNADO after MED_LOST: nothing; unpaid, or a refund
+ * pending: held; anything else, or a MED_OPENED the machine refuses: the operator's). REJEITADA,
+ * CANCELADA: MED → MED_WON unless another infraction of the sale is undecided or accepted; otherwise
+ * nothing. An infraction of a Pix no sale has is the operator's, and nothing is recorded.
  */
 import { EVENT_TABLE, type EventOutcome, type ModelSale, type MoneyModel, type Status, type TxEvent } from './money-model.ts';
 
-export type ModelFact = { kind: 'CHARGEBACK'; step: 'opened' | 'reversed' | 'lost' } | { kind: 'MED' } | { kind: 'AUTHORISATION'; amount: number };
+export type InfractionStatus = 'ABERTA' | 'EM_DEFESA' | 'ACEITA' | 'REJEITADA' | 'CANCELADA';
+
+export type ModelFact =
+  | { kind: 'CHARGEBACK'; step: 'opened' | 'reversed' | 'lost' }
+  | { kind: 'MED' }
+  | { kind: 'AUTHORISATION'; amount: number }
+  /** `known`: false when its endToEndId names no sale of this installation. */
+  | { kind: 'INFRACTION'; infractionId: string; status: InfractionStatus; known: boolean };
 
 export type FactState = 'applied' | 'held' | 'needs_operator';
 
@@ -17,22 +34,38 @@ interface Pending {
   fact: ModelFact;
 }
 
+const RANK: Readonly<Record<InfractionStatus, number>> = { ABERTA: 0, EM_DEFESA: 1, ACEITA: 2, REJEITADA: 2, CANCELADA: 2 };
+
 const UNPAID: readonly Status[] = ['PENDENTE', 'EM_PROCESSAMENTO', 'FALHA'];
 
 export class FactModel {
   private readonly seen = new Map<string, FactState>();
   private readonly held = new Map<string, Pending>();
+  /** Each infraction's recorded status, and its sale. */
+  readonly infractions = new Map<string, { status: InfractionStatus; saleId: number }>();
+  /** Infraction facts whose own status gave way to the recorded one (counted for the report). */
+  lateWords = 0;
 
   constructor(private readonly money: MoneyModel) {}
 
   /** A fact about `saleId`, as the provider sent it under `identity`: its state, or 'repeat'. */
   send(identity: string, saleId: number, fact: ModelFact, now: number): FactState | 'repeat' {
     if (this.seen.has(identity)) return 'repeat';
+    // No sale has the Pix: the operator's, recorded nowhere, and no sale's held facts tried.
+    if (fact.kind === 'INFRACTION' && !fact.known) {
+      this.seen.set(identity, 'needs_operator');
+      return 'needs_operator';
+    }
     const state = this.apply(saleId, fact, now);
     this.seen.set(identity, state);
     if (state === 'held') this.held.set(identity, { saleId, fact });
     else this.retryHeld(saleId, now);
     return state;
+  }
+
+  /** The state of the fact sent under `identity` (undefined: never sent). */
+  stateOf(identity: string): FactState | undefined {
+    return this.seen.get(identity);
   }
 
   /** Held facts of `saleId` tried again in the order they came, until none moves. */
@@ -61,7 +94,7 @@ export class FactModel {
 
   private apply(saleId: number, fact: ModelFact, now: number): FactState {
     const sale = this.money.sale(saleId);
-    const moves = this.movesOf(sale, fact);
+    const moves = fact.kind === 'INFRACTION' ? this.infractionMoves(sale, fact) : this.movesOf(sale, fact);
     if (moves === 'held' || moves === 'needs_operator') return moves;
     // A dispute waits for a refund still pending; anything else the machine refuses is for the operator.
     const outcomes = this.dryRun(sale, moves.events);
@@ -69,6 +102,27 @@ export class FactModel {
     if (outcomes === 'refused') return 'needs_operator';
     for (const event of moves.events) this.money.applyEvent(saleId, event, now);
     return moves.operator ? 'needs_operator' : 'applied';
+  }
+
+  /** What an infraction asks of the sale: what its effective status asks. */
+  private infractionMoves(sale: ModelSale, fact: Extract<ModelFact, { kind: 'INFRACTION' }>) {
+    const recorded = this.infractions.get(fact.infractionId)?.status;
+    const effective = recorded !== undefined && (RANK[recorded] === 2 || RANK[recorded] > RANK[fact.status]) ? recorded : fact.status;
+    if (effective !== fact.status) this.lateWords++;
+    this.infractions.set(fact.infractionId, { status: effective, saleId: sale.id });
+    const none = { events: [] as TxEvent[], operator: false };
+    const { status, lastEvent } = sale;
+    if (effective === 'REJEITADA' || effective === 'CANCELADA') {
+      const othersBlock = [...this.infractions].some(
+        ([id, r]) => id !== fact.infractionId && r.saleId === sale.id && r.status !== 'REJEITADA' && r.status !== 'CANCELADA',
+      );
+      return status === 'MED' && !othersBlock ? { events: ['MED_WON' as TxEvent], operator: false } : none;
+    }
+    if (status === 'MED') return none;
+    if (UNPAID.includes(status)) return 'held' as const;
+    if (status === 'PAGO') return { events: ['MED_OPENED' as TxEvent], operator: false };
+    if (status === 'ESTORNADO' && lastEvent === 'MED_LOST') return none;
+    return 'needs_operator' as const;
   }
 
   private dryRun(sale: ModelSale, events: TxEvent[]): 'ok' | 'refused' | 'refund-pending' {
@@ -85,7 +139,10 @@ export class FactModel {
     return 'ok';
   }
 
-  private movesOf(sale: ModelSale, fact: ModelFact): { events: TxEvent[]; operator: boolean } | 'held' | 'needs_operator' {
+  private movesOf(
+    sale: ModelSale,
+    fact: Exclude<ModelFact, { kind: 'INFRACTION' }>,
+  ): { events: TxEvent[]; operator: boolean } | 'held' | 'needs_operator' {
     const { status, lastEvent } = sale;
     if (fact.kind === 'AUTHORISATION') return authorisation(sale, fact.amount);
     if (UNPAID.includes(status)) return 'held';

@@ -6,6 +6,10 @@
  * from src/). After every sequence the ledger must verify, and every balance and platform account
  * must equal the model.
  *
+ * Provider facts (CONTRACT §14), MED 2.0 infractions among them (§11.5), go through the one apply
+ * step against the independent model in test/helpers/fact-model.ts; after every sequence each fact's
+ * state, and each infraction's recorded status, must equal the model's.
+ *
  * One gateway for the whole file; every sequence gets three fresh sellers, and the clock goes back
  * to the same start (so card expiry dates stay valid whatever the sequences before did).
  *
@@ -16,7 +20,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
-import type { Fact } from '../../src/domain/provider-facts.ts';
+import type { Fact, InfractionStatus } from '../../src/domain/provider-facts.ts';
 import { applyProviderFact } from '../../src/providers/events/apply-fact.ts';
 import { reserveReleaseJob } from '../../src/transactions/jobs.ts';
 import { requestRefund, settleRefund } from '../../src/transactions/refund-moves.ts';
@@ -123,6 +127,28 @@ type Op =
    */
   | { kind: 'fact'; sale: number; fact: FactOp; pick: number }
   /**
+   * A MED 2.0 infraction (CONTRACT §11.5) as the PIX PSP lists it, through the one apply step. `open`:
+   * a new one along INFRACTION_PATHS[`path`] on a PIX sale (or, when `boleto`, a boleto paid by Pix,
+   * which MED cannot take) that is paid (two times in three) or the newest (paid or not), a `fresh`
+   * sale first when there is none; `next`: the next steps of one already open (from the `sale`-th
+   * newest with steps left; none: `open`), after a refund of the sale left PENDING when `pending` (all
+   * that is left, one time in four, else half). Then `follow` more steps. `jump`: the step after the next is
+   * sent first, so the one it overtook comes late. `repeat`: a status sent again; `unknown`: an
+   * infraction of a Pix no sale of this installation has.
+   */
+  | {
+      kind: 'infraction';
+      action: 'open' | 'next' | 'repeat' | 'unknown';
+      sale: number;
+      path: number;
+      follow: number;
+      jump: boolean;
+      boleto: boolean;
+      pending: boolean;
+      pick: number;
+      fresh: { seller: number; amount: number; pay: boolean };
+    }
+  /**
    * A round of the payout job (CONTRACT §11.3) for one cashout no operator has moved (the first, from
    * the `cashout`-th newest, that is PENDING or PROCESSING), the embedded PSP armed first when it has
    * no Pix for it yet: it answers, refuses (400), takes the Pix and fails it later (NAO_REALIZADO), is
@@ -140,6 +166,34 @@ const PSP_FATES: readonly PspFate[] = ['answer', 'answer', 'refuse', 'fail', 'un
 
 type FactOp = 'opened' | 'reversed' | 'lost' | 'med' | 'authorised' | 'otherAmount' | 'repeat';
 const FACT_OPS: readonly FactOp[] = ['opened', 'reversed', 'lost', 'med', 'authorised', 'otherAmount', 'repeat'];
+
+type InfractionStep = InfractionStatus | 'devolucao';
+/**
+ * An infraction's statuses in the order the PSP lists them; 'devolucao': the MED devolução that takes
+ * the money after ACEITA (the `MED` fact). The plain paths twice, so they are the most frequent.
+ */
+const INFRACTION_PATHS: readonly (readonly InfractionStep[])[] = [
+  ['ABERTA', 'EM_DEFESA', 'REJEITADA'],
+  ['ABERTA', 'EM_DEFESA', 'REJEITADA'],
+  ['ABERTA', 'EM_DEFESA', 'ACEITA', 'devolucao'],
+  ['ABERTA', 'EM_DEFESA', 'ACEITA', 'devolucao'],
+  ['ABERTA', 'ACEITA', 'devolucao'],
+  ['ABERTA', 'CANCELADA'],
+  ['ABERTA', 'CANCELADA'],
+  ['ABERTA', 'EM_DEFESA', 'CANCELADA'],
+  ['ABERTA', 'REJEITADA'],
+  // a final status (or the defence) seen without the opening: the PSP listed it after the poll missed the rest
+  ['REJEITADA'],
+  ['CANCELADA'],
+  ['ACEITA', 'devolucao'],
+  ['EM_DEFESA', 'ACEITA', 'devolucao'],
+  // two decisions: the first stands
+  ['ABERTA', 'ACEITA', 'REJEITADA'],
+  ['ABERTA', 'REJEITADA', 'ACEITA', 'devolucao'],
+];
+const INFRACTION_STATUSES: readonly InfractionStatus[] = ['ABERTA', 'EM_DEFESA', 'ACEITA', 'REJEITADA', 'CANCELADA'];
+/** Infraction ids, new across the whole file (the gateway is shared by every sequence). */
+let infractionSerial = 0;
 
 const cents = fc.oneof({ arbitrary: fc.integer({ min: 0, max: 500 }), weight: 4 }, { arbitrary: fc.integer({ min: 0, max: 600_000 }), weight: 1 });
 const basisPoints = fc.oneof(
@@ -274,6 +328,30 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   },
   {
     arbitrary: fc.record({
+      kind: fc.constant('infraction' as const),
+      action: fc.oneof(
+        { arbitrary: fc.constant('open' as const), weight: 4 },
+        { arbitrary: fc.constant('next' as const), weight: 5 },
+        { arbitrary: fc.constant('repeat' as const), weight: 1 },
+        { arbitrary: fc.constant('unknown' as const), weight: 1 },
+      ),
+      sale: saleRefArb,
+      path: fc.nat(),
+      follow: fc.oneof({ arbitrary: fc.constant(0), weight: 2 }, { arbitrary: fc.integer({ min: 1, max: 3 }), weight: 2 }),
+      jump: fc.oneof({ arbitrary: fc.constant(false), weight: 3 }, { arbitrary: fc.constant(true), weight: 1 }),
+      boleto: fc.oneof({ arbitrary: fc.constant(false), weight: 6 }, { arbitrary: fc.constant(true), weight: 1 }),
+      pending: fc.oneof({ arbitrary: fc.constant(false), weight: 4 }, { arbitrary: fc.constant(true), weight: 1 }),
+      pick: fc.nat(),
+      fresh: fc.record({
+        seller: sellerArb,
+        amount: amountArb,
+        pay: fc.oneof({ arbitrary: fc.constant(true), weight: 3 }, { arbitrary: fc.constant(false), weight: 1 }),
+      }),
+    }),
+    weight: 7,
+  },
+  {
+    arbitrary: fc.record({
       kind: fc.constant('payout' as const),
       cashout: saleRefArb,
       psp: fc.constantFrom(...PSP_FATES),
@@ -304,7 +382,10 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 
 const DEAD_ENDS: readonly TxEvent[] = ['CANCELLED', 'EXPIRED', 'DECLINED', 'PROCESSING_ERROR'];
 
-function modelFactOf(op: Exclude<FactOp, 'repeat'>, sale: ModelSale): ModelFact {
+/** The facts about a sale the `fact` op sends (infractions have their own op). */
+type SaleFact = Exclude<ModelFact, { kind: 'INFRACTION' }>;
+
+function modelFactOf(op: Exclude<FactOp, 'repeat'>, sale: ModelSale): SaleFact {
   if (op === 'med') return { kind: 'MED' };
   if (op === 'authorised') return { kind: 'AUTHORISATION', amount: sale.amount };
   if (op === 'otherAmount') return { kind: 'AUTHORISATION', amount: sale.amount + 1 };
@@ -312,7 +393,7 @@ function modelFactOf(op: Exclude<FactOp, 'repeat'>, sale: ModelSale): ModelFact 
 }
 
 /** The model's fact as a connector hands it to the apply step, naming the sale by our reference. */
-function gatewayFactOf(fact: ModelFact, sale: ModelSale): Fact {
+function gatewayFactOf(fact: SaleFact, sale: ModelSale): Fact {
   const ref = { ids: [], saleId: sale.id, referenceSuffices: true };
   if (fact.kind === 'MED') return { kind: 'MED', sale: ref, devolucaoId: `med${sale.id}`, amount: sale.amount };
   if (fact.kind === 'CHARGEBACK') return { kind: 'CHARGEBACK', sale: ref, step: fact.step };
@@ -383,6 +464,12 @@ describe('money property: random sequences against the independent model', () =>
 
   async function runScenario(scenario: { initial: (SchedulePatch | null)[]; ops: Op[] }): Promise<void> {
     now = START;
+    // The gateway is shared: a fact an earlier sequence left held (its sale never moves again) would be
+    // tried by every later run of the held-facts job, each run the slower for every sequence before.
+    // Left to the operator instead, so the job tries only this sequence's facts.
+    await gw.ctx.db.query(
+      "UPDATE provider_events SET state = 'needs_operator', reason = 'left held by an earlier property sequence' WHERE state = 'held'",
+    );
     const model = new MoneyModel();
     const facts = new FactModel(model);
     // the platform back to the contract's defaults (full schedule, so the model knows it exactly)
@@ -482,6 +569,8 @@ describe('money property: random sequences against the independent model', () =>
     /** Refunds `sale` as the op says, on the gateway and the model; the gateway must answer as the model says. */
     async function refund(sale: ModelSale, amount: number | null, via: 'api' | 'provider', settle: 'SUCCEEDED' | 'FAILED' | 'later') {
       const label = `refund of ${amount ?? 'all'} on sale ${sale.id} (${sale.status}, ${sale.refunded} refunded of ${sale.amount})`;
+      // A sale an infraction named a Pix for is refunded by a devolução of that Pix, which the embedded PSP never saw: settled as its answer would.
+      if (via === 'api' && e2es.has(sale.id)) [via, settle] = ['provider', 'SUCCEEDED'];
       const expected = model.requestRefund(sale.id, amount);
       count(`refund request ${expected}`);
       if (via === 'api') {
@@ -514,7 +603,7 @@ describe('money property: random sequences against the independent model', () =>
       count(`refund ${outcome}${outcome === 'SUCCEEDED' ? (sale.status === 'ESTORNADO' ? ' (final)' : ' (partial)') : ''}`);
     }
 
-    const sentFacts: { identity: string; saleId: number; fact: ModelFact; provider: 'sandbox' | 'api-pix' }[] = [];
+    const sentFacts: { identity: string; saleId: number; fact: SaleFact; provider: 'sandbox' | 'api-pix' }[] = [];
     /** Sends a provider fact to the gateway's apply step and to the model; the gateway must end it in the model's state. */
     async function sendFact(op: Extract<Op, { kind: 'fact' }>): Promise<void> {
       if (op.fact === 'repeat' && sentFacts.length === 0) return;
@@ -545,6 +634,136 @@ describe('money property: random sequences against the independent model', () =>
       assert.equal(got.state, expected, label);
       if (!again) sentFacts.push(sent);
       count(`provider fact ${op.fact} ${expected}`);
+    }
+
+    /** The Pix that paid each sale an infraction names: set on the sale when its first infraction comes (sales paid by an operator event have none). */
+    const e2es = new Map<number, string>();
+    async function e2eOf(sale: ModelSale): Promise<string> {
+      let e2e = e2es.get(sale.id);
+      if (e2e === undefined) {
+        e2e = `E00000000202603021200${String(sale.id).padStart(11, '0')}`;
+        const set = await gw.ctx.db.query('UPDATE transactions SET pix_end_to_end_id = $2 WHERE id = $1 AND pix_end_to_end_id IS NULL', [
+          sale.id,
+          e2e,
+        ]);
+        assert.equal(set.rowCount, 1, `sale ${sale.id}: its Pix named`);
+        e2es.set(sale.id, e2e);
+      }
+      return e2e;
+    }
+
+    interface OpenInfraction {
+      id: string;
+      saleId: number;
+      e2e: string;
+      steps: readonly InfractionStep[];
+      sent: boolean[];
+    }
+    const infractions: OpenInfraction[] = [];
+    /** Every infraction fact sent (for repeats and the final check of states), the devoluções among them. */
+    const infractionFacts: { identity: string; saleId: number; model: ModelFact; fact: Fact; ref: string }[] = [];
+    const pixAccount = gw.ctx.providers.rail('PIX').account.id;
+
+    /** Sends one fact of an infraction to the apply step and to the model; the gateway must end it in the model's state. */
+    async function sendInfractionFact(sent: (typeof infractionFacts)[number], again: boolean): Promise<void> {
+      const sale = sent.saleId > 0 ? model.sale(sent.saleId) : null;
+      const label = `${sent.identity} on ${sale ? `sale ${sale.id} (${sale.method} ${sale.status}, refund pending ${sale.pendingRefund})` : 'no sale'}`;
+      const [statusBefore, heldBefore, lateBefore] = [sale?.status, facts.heldCount(), facts.lateWords];
+      const expected = facts.send(sent.identity, sent.saleId, sent.model, now);
+      const got = await applyProviderFact(gw.ctx, { provider: 'api-pix', identity: sent.identity, externalReference: sent.ref, fact: sent.fact });
+      assert.equal(got.state, expected, label);
+      if (!again && sent.model.kind === 'INFRACTION' && !sent.model.known) assert.equal(got.reason, "not this installation's", label);
+      if (!again) infractionFacts.push(sent);
+      const what = sent.model.kind === 'INFRACTION' ? (sent.model.known ? sent.model.status : 'of a Pix no sale has') : 'devolução';
+      count(again ? 'infraction fact repeated' : `infraction ${what} ${expected}`);
+      count('infraction late word', facts.lateWords - lateBefore);
+      count('provider fact held, then taken at once by a later fact', Math.max(0, heldBefore - facts.heldCount()));
+      if (sale && sale.status !== statusBefore) count(`infraction moved a sale ${statusBefore} → ${sale.status}`);
+      if (sale && expected === 'held' && sale.pendingRefund > 0) count('infraction held behind a refund pending');
+      const decided = sent.model.kind === 'INFRACTION' && (sent.model.status === 'REJEITADA' || sent.model.status === 'CANCELADA');
+      if (decided && !again && statusBefore === 'MED' && sale?.status === 'MED')
+        count('infraction decided, the sale left in MED (another undecided, or the first decision stands)');
+    }
+
+    /** Sends step `index` of infraction `inf`: a status, or the devolução that takes the money. */
+    async function sendStep(inf: OpenInfraction, index: number): Promise<void> {
+      inf.sent[index] = true;
+      const step = inf.steps[index]!;
+      const sale = model.sale(inf.saleId);
+      const ref = { ids: [inf.e2e], saleId: null, referenceSuffices: false };
+      if (step === 'devolucao') {
+        const fact: Fact = { kind: 'MED', sale: ref, devolucaoId: `MED${inf.id}`, amount: sale.amount - sale.refunded };
+        return sendInfractionFact({ identity: `devolucao/MED${inf.id}`, saleId: sale.id, model: { kind: 'MED' }, fact, ref: inf.e2e }, false);
+      }
+      const fact: Fact = {
+        kind: 'INFRACTION',
+        sale: ref,
+        infractionId: inf.id,
+        endToEndId: inf.e2e,
+        account: pixAccount,
+        status: step,
+        amount: sale.amount,
+        reason: 'Golpe relatado pelo pagador',
+        openedAt: step === 'ABERTA' ? new Date(now).toISOString() : null,
+        deadline: null,
+        defense: step === 'EM_DEFESA' ? 'Entregue ao comprador' : null,
+      };
+      const modelFact: ModelFact = { kind: 'INFRACTION', infractionId: inf.id, status: step, known: true };
+      await sendInfractionFact({ identity: `infracao/${inf.id}:${step}`, saleId: sale.id, model: modelFact, fact, ref: inf.id }, false);
+    }
+
+    /** The `infraction` op: see its type. */
+    async function infraction(op: Extract<Op, { kind: 'infraction' }>): Promise<void> {
+      if (op.action === 'repeat' && infractionFacts.length > 0) return sendInfractionFact(infractionFacts[op.pick % infractionFacts.length]!, true);
+      if (op.action === 'unknown') {
+        const id = `inf${++infractionSerial}`;
+        const e2e = `E99999999202603021200${String(infractionSerial).padStart(11, '0')}`;
+        const status = INFRACTION_STATUSES[op.pick % INFRACTION_STATUSES.length]!;
+        const fact: Fact = {
+          kind: 'INFRACTION',
+          sale: { ids: [e2e], saleId: null, referenceSuffices: false },
+          infractionId: id,
+          endToEndId: e2e,
+          account: pixAccount,
+          status,
+          amount: 1000,
+          reason: null,
+          openedAt: null,
+          deadline: null,
+          defense: null,
+        };
+        const modelFact: ModelFact = { kind: 'INFRACTION', infractionId: id, status, known: false };
+        return sendInfractionFact({ identity: `infracao/${id}:${status}`, saleId: -1, model: modelFact, fact, ref: id }, false);
+      }
+      const unsent = (inf: OpenInfraction) => inf.steps.map((_, i) => i).filter((i) => !inf.sent[i]);
+      const newest = infractions.map((_, i) => infractions[infractions.length - 1 - ((op.sale + i) % infractions.length)]!);
+      let inf = op.action === 'next' ? newest.find((x) => unsent(x).length > 0) : undefined;
+      if (!inf) {
+        const method: Method = op.boleto ? 'BOLETO' : 'PIX';
+        const candidates = fromNewest(saleIds, op.sale, (id) => model.sale(id)).filter((s) => s.method === method);
+        let sale = op.pick % 3 === 0 ? candidates[0] : candidates.find((s) => s.status === 'PAGO');
+        if (!sale) {
+          await createSale(op.fresh.seller, method, op.fresh.amount);
+          sale = model.sale(saleIds[saleIds.length - 1]!);
+          if (op.fresh.pay) await sendEvent(sale, 'PAYMENT_CONFIRMED');
+        }
+        if (op.pending && sale.status === 'PAGO' && sale.pendingRefund === 0) {
+          const left = sale.amount - sale.refunded;
+          await refund(sale, op.pick % 4 === 0 ? null : Math.max(1, Math.floor(left / 2)), 'provider', 'later');
+        }
+        const steps = INFRACTION_PATHS[op.path % INFRACTION_PATHS.length]!;
+        inf = { id: `inf${++infractionSerial}`, saleId: sale.id, e2e: await e2eOf(sale), steps, sent: steps.map(() => false) };
+        infractions.push(inf);
+        count(`infraction opened on a ${method} sale ${sale.status}`);
+        count(`infraction path ${steps.join(' → ')}`);
+      }
+      for (let i = 0; i <= op.follow; i++) {
+        const left = unsent(inf);
+        if (left.length === 0) break;
+        const jumped = i === 0 && op.jump && left.length > 1;
+        if (jumped) count('infraction step sent before the one before it');
+        await sendStep(inf, left[jumped ? 1 : 0]!);
+      }
     }
 
     /**
@@ -642,6 +861,9 @@ describe('money property: random sequences against the independent model', () =>
       switch (op.kind) {
         case 'fact':
           await sendFact(op);
+          break;
+        case 'infraction':
+          await infraction(op);
           break;
         case 'cashout': {
           const created = await newCashout(op.seller, op.percent);
@@ -774,6 +996,32 @@ describe('money property: random sequences against the independent model', () =>
         count('provider fact held, then taken by the job', heldBefore - facts.heldCount());
       }
     }
+    // Every fact ends in the model's state (held ones taken later too), every infraction's recorded status is the model's.
+    const byId = <T extends { id: string }>(rows: T[]) => rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const identities = [...new Set([...sentFacts.map((f) => f.identity), ...infractionFacts.map((f) => f.identity)])];
+    if (identities.length > 0) {
+      const states = await gw.ctx.db.query<{ identity: string; state: string }>(
+        'SELECT identity, state FROM provider_events WHERE identity = ANY($1::text[])',
+        [identities],
+      );
+      assert.deepEqual(
+        byId(states.rows.map((r) => ({ id: r.identity, state: r.state }))),
+        byId(identities.map((id) => ({ id, state: facts.stateOf(id) }))),
+        'the state of every fact',
+      );
+    }
+    if (facts.infractions.size > 0) {
+      const recorded = await gw.ctx.db.query<{ id_infracao: string; status: string; transaction_id: unknown }>(
+        'SELECT id_infracao, status, transaction_id FROM med_infractions WHERE transaction_id = ANY($1::bigint[])',
+        [saleIds],
+      );
+      assert.deepEqual(
+        byId(recorded.rows.map((r) => ({ id: r.id_infracao, status: r.status, sale: Number(r.transaction_id) }))),
+        byId([...facts.infractions].map(([id, r]) => ({ id, status: r.status, sale: r.saleId }))),
+        'the recorded status of every infraction',
+      );
+    }
+
     const held = await gw.ctx.db.query<{ n: number }>(
       "SELECT count(*)::int AS n FROM provider_events WHERE state = 'held' AND transaction_id = ANY($1::bigint[])",
       [saleIds],
@@ -929,6 +1177,16 @@ describe('money property: random sequences against the independent model', () =>
         'CHARGEBACK_CONFIRMED after a partial refund',
         'MED_WON after a partial refund',
         'CHARGEBACK_REVERTED after a partial refund',
+        'infraction moved a sale PAGO → MED',
+        'infraction moved a sale MED → PAGO',
+        'infraction moved a sale MED → ESTORNADO',
+        'infraction ABERTA held',
+        'infraction ACEITA needs_operator',
+        'infraction held behind a refund pending',
+        'infraction late word',
+        'infraction decided, the sale left in MED (another undecided, or the first decision stands)',
+        'infraction of a Pix no sale has needs_operator',
+        'infraction fact repeated',
       ].filter((k) => !applied.get(k));
       assert.deepEqual(never, [], `event kinds never applied in ${runs} sequences (seed ${SEED})`);
     }
